@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hc-perf: the all-reduce benchmark. Command line testpmd-style
+ * (hc-perf [EAL args] -- [options]), options and output nccl-tests-style
+ * (all_reduce_perf), so that scripts that parse nccl-tests parse this.
+ *
+ * Columns: size (bytes), count (elements), type, redop, root (-1: none),
+ * then out-of-place and in-place: time (us, mean per iteration over the
+ * ranks), algbw = size / time, busbw = algbw * 2(n-1)/n (the traffic each
+ * rank sends in a bandwidth-optimal all-reduce), GB/s = 1e9 bytes/s, and
+ * #wrong: elements that differed from the expected result over all ranks
+ * (checked on a separate run before the timed ones; N/A without -c).
+ * Exit status: 0, 1 when any element was wrong, 2 on usage or API errors.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+
+#include "hypercomm.h"
+
+struct opts {
+	uint64_t minbytes, maxbytes, factor;
+	int iters, warmup, check;
+	int dtype; /* -1: all */
+	int op;    /* -1: all */
+	int rank, world;
+	const char *config;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: hc-perf [EAL args] -- [options]\n"
+"  -b, --minbytes SIZE    smallest size, bytes, K/M/G suffixes (default 32M)\n"
+"  -e, --maxbytes SIZE    largest size (default 32M)\n"
+"  -f, --stepfactor N     multiply the size by N each step (default 2)\n"
+"  -n, --iters N          timed iterations per size (default 20)\n"
+"  -w, --warmup_iters N   untimed iterations first (default 5)\n"
+"  -c, --check 0|1        check results, count #wrong (default 1)\n"
+"  -d, --datatype T       int32|int64|float|double|all (default float)\n"
+"  -o, --op OP            sum|prod|min|max|all (default sum)\n"
+"      --rank R           this rank (default: HC_RANK)\n"
+"      --world-size N     ranks expected (default: HC_WORLD_SIZE, else the\n"
+"                         cluster file)\n"
+"      --config FILE      cluster file (default: HC_CONFIG)\n"
+"  -h, --help\n"
+"busbw = algbw * 2(n-1)/n, as nccl-tests reports all-reduce; GB/s = 1e9 B/s.\n"
+"Run N ranks on one host with: hc-launch -n N hc-perf [options]\n");
+}
+
+static int
+parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	uint64_t mult = 1;
+
+	if (end == s)
+		return -1;
+	switch (*end) {
+	case 'G': case 'g': mult <<= 10; /* fall through */
+	case 'M': case 'm': mult <<= 10; /* fall through */
+	case 'K': case 'k': mult <<= 10; end++; break;
+	case '\0': break;
+	default: return -1;
+	}
+	if (*end != '\0')
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+static int
+parse_int(const char *s, int min, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end != '\0' || v < min || v > 1000000000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "minbytes", required_argument, NULL, 'b' },
+		{ "maxbytes", required_argument, NULL, 'e' },
+		{ "stepfactor", required_argument, NULL, 'f' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "warmup_iters", required_argument, NULL, 'w' },
+		{ "check", required_argument, NULL, 'c' },
+		{ "datatype", required_argument, NULL, 'd' },
+		{ "op", required_argument, NULL, 'o' },
+		{ "rank", required_argument, NULL, 'R' },
+		{ "world-size", required_argument, NULL, 'W' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *env;
+	int c, f, i;
+
+	*o = (struct opts){ 32 << 20, 32 << 20, 2, 20, 5, 1, HC_DTYPE_FLOAT32,
+			    HC_OP_SUM, -1, 0, NULL };
+	env = getenv("HC_WORLD_SIZE");
+	if (env != NULL && parse_int(env, 1, &o->world) != 0) {
+		fprintf(stderr, "hc-perf: HC_WORLD_SIZE='%s' is not a size\n", env);
+		return -1;
+	}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+		case 'e':
+			if (parse_size(optarg, c == 'b' ? &o->minbytes
+							: &o->maxbytes) != 0) {
+				fprintf(stderr, "hc-perf: -%c '%s': not a size\n",
+					c, optarg);
+				return -1;
+			}
+			break;
+		case 'f':
+			if (parse_int(optarg, 2, &f) != 0) {
+				fprintf(stderr, "hc-perf: -f '%s': need an "
+					"integer >= 2\n", optarg);
+				return -1;
+			}
+			o->factor = (uint64_t)f;
+			break;
+		case 'n':
+		case 'w':
+		case 'c':
+			if (parse_int(optarg, c == 'n' ? 1 : 0,
+				      c == 'n' ? &o->iters : c == 'w' ?
+				      &o->warmup : &o->check) != 0) {
+				fprintf(stderr, "hc-perf: -%c '%s': not a count\n",
+					c, optarg);
+				return -1;
+			}
+			break;
+		case 'd':
+			o->dtype = -2;
+			if (strcmp(optarg, "all") == 0)
+				o->dtype = -1;
+			for (i = 0; i < HC_DTYPE__MAX; i++)
+				if (strcmp(optarg, hc_dtype_name(i)) == 0)
+					o->dtype = i;
+			if (o->dtype == -2) {
+				fprintf(stderr, "hc-perf: -d '%s': not int32, "
+					"int64, float, double or all\n", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			o->op = -2;
+			if (strcmp(optarg, "all") == 0)
+				o->op = -1;
+			for (i = 0; i < HC_OP__MAX; i++)
+				if (strcmp(optarg, hc_op_name(i)) == 0)
+					o->op = i;
+			if (o->op == -2) {
+				fprintf(stderr, "hc-perf: -o '%s': not sum, prod, "
+					"min, max or all\n", optarg);
+				return -1;
+			}
+			break;
+		case 'R':
+			if (parse_int(optarg, 0, &o->rank) != 0) {
+				fprintf(stderr, "hc-perf: --rank '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'W':
+			if (parse_int(optarg, 1, &o->world) != 0) {
+				fprintf(stderr, "hc-perf: --world-size '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'C':
+			o->config = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "hc-perf: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->minbytes > o->maxbytes) {
+		fprintf(stderr, "hc-perf: -b is larger than -e\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Test patterns of shared/cases/CASES.md: P32 for sum/min/max, PPROD for
+ * prod. Every partial result is exact in every dtype for n <= 64. */
+static double
+pattern(int op, uint64_t i, int r)
+{
+	if (op == HC_OP_PROD)
+		return 1 + (double)((r + i) % 2);
+	return (double)(r + 1) * (double)(i % 1024) + r;
+}
+
+static double
+expected(int op, uint64_t i, int n)
+{
+	double k = (double)(i % 1024);
+
+	switch (op) {
+	case HC_OP_SUM:
+		return k * n * (n + 1) / 2 + (double)n * (n - 1) / 2;
+	case HC_OP_MIN:
+		return k;
+	case HC_OP_MAX:
+		return (double)n * k + n - 1;
+	default: /* PROD */
+		return (double)(1ULL << (i % 2 == 0 ? n / 2 : (n + 1) / 2));
+	}
+}
+
+static void
+fill(void *buf, int dtype, int op, uint64_t count, int r)
+{
+	uint64_t i;
+
+	for (i = 0; i < count; i++) {
+		double v = pattern(op, i, r);
+
+		switch (dtype) {
+		case HC_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
+		case HC_DTYPE_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
+		case HC_DTYPE_FLOAT32: ((float *)buf)[i] = (float)v; break;
+		default: ((double *)buf)[i] = v; break;
+		}
+	}
+}
+
+static int64_t
+count_wrong(const void *buf, int dtype, int op, uint64_t count, int n)
+{
+	int64_t wrong = 0;
+	uint64_t i;
+
+	for (i = 0; i < count; i++) {
+		double want = expected(op, i, n), got;
+
+		switch (dtype) {
+		case HC_DTYPE_INT32: got = ((const int32_t *)buf)[i]; break;
+		case HC_DTYPE_INT64: got = (double)((const int64_t *)buf)[i]; break;
+		case HC_DTYPE_FLOAT32: got = ((const float *)buf)[i]; break;
+		default: got = ((const double *)buf)[i]; break;
+		}
+		wrong += got != want;
+	}
+	return wrong;
+}
+
+static double
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+struct result {
+	double time_us; /* mean over ranks */
+	int64_t wrong;  /* sum over ranks, -1: not checked */
+};
+
+/* One column group: check run, warm-up, timed iterations. */
+static int
+run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
+	uint64_t count, int dtype, int op, int inplace, struct result *res)
+{
+	int r = hc_comm_rank(comm), n = hc_comm_size(comm), i, rc;
+	size_t bytes = count * hc_dtype_size(dtype);
+	void *send = inplace ? rbuf : sbuf;
+	int64_t wrong = 0;
+	double t0, t, sum;
+
+	if (o->check) {
+		fill(send, dtype, op, count, r);
+		if (!inplace)
+			memset(rbuf, 0xa5, bytes);
+		rc = hc_allreduce(comm, send, rbuf, count, dtype, op);
+		if (rc != 0)
+			return rc;
+		wrong = count_wrong(rbuf, dtype, op, count, n);
+		rc = hc_allreduce(comm, &wrong, &wrong, 1, HC_DTYPE_INT64,
+				  HC_OP_SUM);
+		if (rc != 0)
+			return rc;
+	}
+	for (i = 0; i < o->warmup; i++)
+		if ((rc = hc_allreduce(comm, send, rbuf, count, dtype, op)) != 0)
+			return rc;
+	t0 = now_us();
+	for (i = 0; i < o->iters; i++)
+		if ((rc = hc_allreduce(comm, send, rbuf, count, dtype, op)) != 0)
+			return rc;
+	t = (now_us() - t0) / o->iters;
+	sum = t;
+	rc = hc_allreduce(comm, &sum, &sum, 1, HC_DTYPE_FLOAT64, HC_OP_SUM);
+	if (rc != 0)
+		return rc;
+	res->time_us = sum / n;
+	res->wrong = o->check ? wrong : -1;
+	return 0;
+}
+
+static double
+algbw(const struct result *res, uint64_t bytes)
+{
+	return res->time_us > 0 ? bytes / res->time_us / 1e3 : 0;
+}
+
+static double
+busbw(const struct result *res, uint64_t bytes, int n)
+{
+	return algbw(res, bytes) * 2.0 * (n - 1) / n;
+}
+
+static void
+print_group(const struct result *res, uint64_t bytes, int n)
+{
+	char t[32], w[32];
+
+	if (res->time_us >= 10000.0)
+		snprintf(t, sizeof(t), "%7.0f", res->time_us);
+	else if (res->time_us >= 100.0)
+		snprintf(t, sizeof(t), "%7.1f", res->time_us);
+	else
+		snprintf(t, sizeof(t), "%7.2f", res->time_us);
+	if (res->wrong < 0)
+		snprintf(w, sizeof(w), "N/A");
+	else
+		snprintf(w, sizeof(w), "%" PRId64, res->wrong);
+	printf("  %7s  %6.2f  %6.2f  %6s", t, algbw(res, bytes),
+	       busbw(res, bytes, n), w);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct hc_init_params ip = { NULL, -1, 0 };
+	struct hc_ctx *ctx = NULL;
+	struct hc_comm *comm;
+	struct opts o;
+	int ret, n, r, d, p, rc = 0, lines = 0;
+	int64_t wrong_total = 0;
+	double bw_sum = 0;
+	uint64_t size;
+	void *sbuf = NULL, *rbuf = NULL;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "hc-perf: EAL init failed (EAL args come "
+			"before --)\n");
+		return 2;
+	}
+	argc -= ret;
+	argv += ret;
+	argv[0] = "hc-perf";
+	if (parse_opts(argc, argv, &o) != 0) {
+		rte_eal_cleanup();
+		return 2;
+	}
+	ip.config_path = o.config;
+	ip.rank = o.rank;
+	ip.world_size = o.world;
+	rc = hc_init(&ip, &ctx);
+	if (rc != 0) {
+		fprintf(stderr, "hc-perf: hc_init: %s\n", hc_strerror(rc));
+		rte_eal_cleanup();
+		return 2;
+	}
+	comm = hc_comm_world(ctx);
+	n = hc_comm_size(comm);
+	r = hc_comm_rank(comm);
+	sbuf = malloc(o.maxbytes > 0 ? o.maxbytes : 1);
+	rbuf = malloc(o.maxbytes > 0 ? o.maxbytes : 1);
+	if (sbuf == NULL || rbuf == NULL) {
+		fprintf(stderr, "hc-perf: cannot allocate 2 x %" PRIu64 " bytes\n",
+			o.maxbytes);
+		rc = -HC_ERR_NOMEM;
+		goto out;
+	}
+	if (r == 0) {
+		printf("# hc-perf all_reduce: nranks %d minBytes %" PRIu64
+		       " maxBytes %" PRIu64 " step: %" PRIu64 "(factor) "
+		       "warmup iters: %d iters: %d validation: %d\n", n,
+		       o.minbytes, o.maxbytes, o.factor, o.warmup, o.iters,
+		       o.check);
+		printf("#\n");
+		printf("# %10s  %12s  %8s  %6s  %6s           out-of-place"
+		       "                       in-place          \n",
+		       "", "", "", "", "");
+		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s"
+		       "  %6s  %6s  %6s\n", "size", "count", "type", "redop",
+		       "root", "time", "algbw", "busbw", "#wrong", "time",
+		       "algbw", "busbw", "#wrong");
+		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s"
+		       "  %6s  %6s  %6s\n", "(B)", "(elements)", "", "", "",
+		       "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
+		       "(GB/s)", "");
+		fflush(stdout);
+	}
+	for (d = 0; d < HC_DTYPE__MAX; d++) {
+		if (o.dtype >= 0 && d != o.dtype)
+			continue;
+		for (p = 0; p < HC_OP__MAX; p++) {
+			if (o.op >= 0 && p != o.op)
+				continue;
+			for (size = o.minbytes; size <= o.maxbytes;
+			     size = size * o.factor > size ? size * o.factor
+							   : o.maxbytes + 1) {
+				uint64_t count = size / hc_dtype_size(d);
+				uint64_t bytes = count * hc_dtype_size(d);
+				struct result out, in;
+
+				rc = run_one(comm, &o, sbuf, rbuf, count, d, p,
+					     0, &out);
+				if (rc == 0)
+					rc = run_one(comm, &o, sbuf, rbuf, count,
+						     d, p, 1, &in);
+				if (rc != 0)
+					goto out;
+				wrong_total += (out.wrong > 0 ? out.wrong : 0) +
+					       (in.wrong > 0 ? in.wrong : 0);
+				if (r != 0)
+					continue;
+				printf("%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6i",
+				       bytes, count, hc_dtype_name(d),
+				       hc_op_name(p), -1);
+				print_group(&out, bytes, n);
+				print_group(&in, bytes, n);
+				printf("\n");
+				fflush(stdout);
+				/* nccl-tests averages busbw over both
+				 * columns of every line. */
+				bw_sum += busbw(&out, bytes, n) +
+					  busbw(&in, bytes, n);
+				lines += 2;
+			}
+		}
+	}
+	if (r == 0) {
+		printf("# Out of bounds values : %" PRId64 " %s\n", wrong_total,
+		       wrong_total ? "FAILED" : "OK");
+		printf("# Avg bus bandwidth    : %g \n",
+		       lines > 0 ? bw_sum / lines : 0.0);
+		printf("#\n");
+	}
+out:
+	if (rc != 0)
+		fprintf(stderr, "hc-perf: rank %d: %s\n", r, hc_strerror(rc));
+	free(sbuf);
+	free(rbuf);
+	hc_finalize(ctx);
+	rte_eal_cleanup();
+	if (rc != 0)
+		return 2;
+	return wrong_total != 0 ? 1 : 0;
+}

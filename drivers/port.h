@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Ports: where frames enter and leave the stack. A port is a backend (an
+ * ops table: DPDK ethdev today, the virtual-time `sim` network later) plus
+ * what every backend shares: a short TX queue that retries partial bursts,
+ * the seeded fault injector, and counters.
+ */
+#ifndef HC_DRIVERS_PORT_H
+#define HC_DRIVERS_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "fault.h"
+
+struct hc_port;
+
+/** What a backend implements. Burst functions return a count. */
+struct hc_port_ops {
+	uint16_t (*rx_burst)(struct hc_port *port, struct rte_mbuf **pkts,
+			     uint16_t n);
+	uint16_t (*tx_burst)(struct hc_port *port, struct rte_mbuf **pkts,
+			     uint16_t n);
+	void (*close)(struct hc_port *port);
+};
+
+/** TX queue length in packets; partial bursts stay queued and are retried. */
+#define HC_PORT_TXQ 512
+
+struct hc_port_stats {
+	uint64_t rx_pkts;     /**< frames received from the backend */
+	uint64_t tx_pkts;     /**< frames the backend accepted */
+	uint64_t tx_drops;    /**< frames dropped because the TX queue was full */
+	uint64_t fault_drops; /**< frames dropped by the fault injector */
+};
+
+struct hc_port {
+	const struct hc_port_ops *ops;
+	char name[64];               /**< backend device name, for logs */
+	struct rte_mempool *pool;    /**< mbufs for everything we send */
+	struct rte_ether_addr mac;   /**< our MAC */
+	uint32_t mtu;                /**< bytes of IPv4 packet */
+	uint16_t burst;              /**< packets per rx/tx call */
+	bool tx_ip_cksum;            /**< PMD fills IPv4 header checksums */
+	bool tx_udp_cksum;           /**< PMD fills UDP checksums */
+	bool rx_cksum;               /**< PMD checks IPv4/UDP checksums */
+	uint16_t port_id;            /**< DPDK backend: ethdev port */
+	struct hc_fault fault;       /**< injector applied on TX */
+	struct hc_port_stats stats;
+	uint16_t txq_len;
+	struct rte_mbuf *txq[HC_PORT_TXQ];
+};
+
+/** What hc_port_open_dpdk() needs besides the devargs. */
+struct hc_port_conf {
+	uint32_t mtu;          /**< bytes of IPv4 packet, 68..9000 */
+	uint32_t pool_mbufs;   /**< mbufs in the pool */
+	uint16_t rx_desc;      /**< RX ring size, descriptors */
+	uint16_t tx_desc;      /**< TX ring size, descriptors */
+	uint16_t burst;        /**< packets per rx/tx call, <= HC_PORT_TXQ */
+	uint32_t link_wait_ms; /**< how long to wait for link up */
+	const struct rte_ether_addr *mac; /**< port MAC, NULL: the PMD's */
+	const char *pool_name; /**< unique within the process */
+};
+
+/**
+ * Probe a DPDK vdev from its devargs ("net_tap0,iface=hct0"), create its
+ * mbuf pool (pool_mbufs of MTU + Ethernet header + headroom bytes each),
+ * configure one RX and one TX queue, request IPv4/UDP checksum offloads
+ * only where rte_eth_dev_info offers them (software checksums otherwise),
+ * start it and wait for link up.
+ *
+ * For net_tap, the kernel side of the tap gets the port's MAC with bit 0x04
+ * of the first byte flipped: DPDK gives both sides the same MAC, and a
+ * Linux bridge treats a port's own MAC as local, keeping frames for that
+ * MAC instead of forwarding them to the port.
+ *
+ * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_PORT (probe, configure,
+ *         queue setup or start failed; logged with the DPDK error),
+ *         -HC_ERR_LINK_DOWN.
+ */
+int hc_port_open_dpdk(struct hc_port *port, const char *devargs,
+		      const struct hc_port_conf *conf);
+
+/** Stop and close the backend, free queued frames and the pool. */
+void hc_port_close(struct hc_port *port);
+
+/** Receive up to n frames. */
+static inline uint16_t
+hc_port_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t got = port->ops->rx_burst(port, pkts, n);
+
+	port->stats.rx_pkts += got;
+	return got;
+}
+
+/**
+ * Queue one frame for TX; it is sent by hc_port_flush() or when the queue
+ * holds a burst. The fault injector may drop it here. The port owns m in
+ * every case.
+ * @return 0 when queued (or dropped by the injector), -HC_ERR_NOMEM when
+ *         the queue was full and m was dropped.
+ */
+int hc_port_tx(struct hc_port *port, struct rte_mbuf *m);
+
+/** Hand queued frames to the backend; what it refuses stays queued.
+ *  @return frames still queued. */
+uint16_t hc_port_flush(struct hc_port *port);
+
+/** A fresh mbuf from the port's pool, or NULL. */
+static inline struct rte_mbuf *
+hc_port_alloc(struct hc_port *port)
+{
+	return rte_pktmbuf_alloc(port->pool);
+}
+
+#endif /* HC_DRIVERS_PORT_H */

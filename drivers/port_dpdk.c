@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DPDK ethdev backend: probe a vdev from devargs, configure, start, wait for
+ * link. Follows examples/l2fwd for pool sizing and link wait.
+ */
+#include <net/if.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_bus.h>
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include "hypercomm.h"
+#include "log.h"
+#include "port.h"
+
+static uint16_t
+dpdk_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rte_eth_rx_burst(port->port_id, 0, pkts, n);
+}
+
+static uint16_t
+dpdk_tx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	return rte_eth_tx_burst(port->port_id, 0, pkts, n);
+}
+
+static void
+dpdk_close(struct hc_port *port)
+{
+	struct rte_eth_dev_info info;
+	char name[RTE_ETH_NAME_MAX_LEN];
+
+	rte_eth_dev_stop(port->port_id);
+	if (rte_eth_dev_info_get(port->port_id, &info) != 0 ||
+	    rte_eth_dev_get_name_by_port(port->port_id, name) != 0)
+		name[0] = '\0';
+	rte_eth_dev_close(port->port_id);
+	if (name[0] != '\0')
+		rte_dev_remove(info.device);
+}
+
+static const struct hc_port_ops dpdk_ops = {
+	.rx_burst = dpdk_rx,
+	.tx_burst = dpdk_tx,
+	.close = dpdk_close,
+};
+
+/* The vdev name is the devargs up to the first comma. */
+static int
+devargs_name(const char *devargs, char *name, size_t len)
+{
+	size_t n = strcspn(devargs, ",");
+
+	if (n == 0 || n >= len)
+		return -1;
+	memcpy(name, devargs, n);
+	name[n] = '\0';
+	return 0;
+}
+
+/* Give the kernel side of a net_tap its own MAC (see port.h). */
+static int
+tap_kernel_mac(struct hc_port *port, uint32_t if_index)
+{
+	struct ifreq ifr;
+	int fd, rc;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (if_index == 0 || if_indextoname(if_index, ifr.ifr_name) == NULL) {
+		HC_LOG(ERR, DRIVER, "%s: tap has no kernel interface", port->name);
+		return -1;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -1;
+	ifr.ifr_hwaddr.sa_family = 1; /* ARPHRD_ETHER */
+	memcpy(ifr.ifr_hwaddr.sa_data, port->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	ifr.ifr_hwaddr.sa_data[0] ^= 0x04;
+	rc = ioctl(fd, SIOCSIFHWADDR, &ifr);
+	close(fd);
+	if (rc != 0) {
+		HC_LOG(ERR, DRIVER, "%s: cannot set the MAC of kernel side %s: %s",
+		       port->name, ifr.ifr_name, strerror(errno));
+		return -1;
+	}
+	HC_LOG(INFO, DRIVER, "%s: kernel side %s gets its own MAC", port->name,
+	       ifr.ifr_name);
+	return 0;
+}
+
+static int
+wait_link(struct hc_port *port, uint32_t wait_ms)
+{
+	struct rte_eth_link link;
+	uint32_t waited = 0;
+
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(port->port_id, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
+			return 0;
+		if (waited >= wait_ms)
+			break;
+		rte_delay_ms(10);
+		waited += 10;
+	}
+	HC_LOG(ERR, DRIVER, "%s: link still down after %u ms", port->name,
+	       wait_ms);
+	return -HC_ERR_LINK_DOWN;
+}
+
+static int
+configure(struct hc_port *port, const struct hc_port_conf *conf)
+{
+	struct rte_eth_conf ec;
+	struct rte_eth_dev_info info;
+	uint16_t id = port->port_id, nrx = conf->rx_desc, ntx = conf->tx_desc;
+	uint64_t want;
+	int rc;
+
+	rc = rte_eth_dev_info_get(id, &info);
+	if (rc != 0) {
+		HC_LOG(ERR, DRIVER, "%s: dev_info: %s", port->name,
+		       rte_strerror(-rc));
+		return -HC_ERR_PORT;
+	}
+	if (conf->mtu < info.min_mtu || conf->mtu > info.max_mtu) {
+		HC_LOG(ERR, DRIVER, "%s: MTU %u outside the PMD's %u..%u",
+		       port->name, conf->mtu, info.min_mtu, info.max_mtu);
+		return -HC_ERR_PORT;
+	}
+	memset(&ec, 0, sizeof(ec));
+	ec.rxmode.mtu = conf->mtu;
+	want = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	ec.txmode.offloads = info.tx_offload_capa & want;
+	want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+	if ((info.rx_offload_capa & want) == want)
+		ec.rxmode.offloads = want;
+	port->tx_ip_cksum = ec.txmode.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	port->tx_udp_cksum = ec.txmode.offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	port->rx_cksum = ec.rxmode.offloads != 0;
+
+	rc = rte_eth_dev_configure(id, 1, 1, &ec);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(id, &nrx, &ntx);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(id, 0, nrx, rte_eth_dev_socket_id(id),
+					    NULL, port->pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(id, 0, ntx, rte_eth_dev_socket_id(id),
+					    NULL);
+	if (rc == 0 && conf->mac != NULL)
+		rc = rte_eth_dev_default_mac_addr_set(id,
+				(struct rte_ether_addr *)conf->mac);
+	if (rc == 0)
+		rc = rte_eth_dev_start(id);
+	if (rc != 0) {
+		HC_LOG(ERR, DRIVER, "%s: configure/start: %s", port->name,
+		       rte_strerror(-rc));
+		return -HC_ERR_PORT;
+	}
+	rte_eth_macaddr_get(id, &port->mac);
+	if (strcmp(info.driver_name, "net_tap") == 0 &&
+	    tap_kernel_mac(port, info.if_index) != 0)
+		return -HC_ERR_PORT;
+	return 0;
+}
+
+int
+hc_port_open_dpdk(struct hc_port *port, const char *devargs,
+		  const struct hc_port_conf *conf)
+{
+	uint32_t room;
+	int rc;
+
+	memset(port, 0, sizeof(*port));
+	if (devargs == NULL || conf == NULL || conf->burst == 0 ||
+	    conf->burst > HC_PORT_TXQ || conf->pool_name == NULL)
+		return -HC_ERR_INVAL;
+	if (devargs_name(devargs, port->name, sizeof(port->name)) != 0) {
+		HC_LOG(ERR, DRIVER, "port '%s': no device name", devargs);
+		return -HC_ERR_PORT;
+	}
+	port->mtu = conf->mtu;
+	port->burst = conf->burst;
+	hc_fault_init(&port->fault, 1);
+
+	rc = rte_dev_probe(devargs);
+	if (rc != 0) {
+		HC_LOG(ERR, DRIVER, "port '%s': probe failed: %s", devargs,
+		       rte_strerror(-rc));
+		return -HC_ERR_PORT;
+	}
+	if (rte_eth_dev_get_port_by_name(port->name, &port->port_id) != 0) {
+		HC_LOG(ERR, DRIVER, "port '%s': no ethdev named %s", devargs,
+		       port->name);
+		return -HC_ERR_PORT;
+	}
+	/* One frame per mbuf: MTU plus Ethernet header and a VLAN tag. */
+	room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+	if (room < RTE_MBUF_DEFAULT_DATAROOM)
+		room = RTE_MBUF_DEFAULT_DATAROOM;
+	port->pool = rte_pktmbuf_pool_create(conf->pool_name, conf->pool_mbufs,
+					     256, 0, room + RTE_PKTMBUF_HEADROOM,
+					     rte_socket_id());
+	if (port->pool == NULL) {
+		HC_LOG(ERR, DRIVER, "%s: mbuf pool %s of %u mbufs: %s",
+		       port->name, conf->pool_name, conf->pool_mbufs,
+		       rte_strerror(rte_errno));
+		rc = -HC_ERR_NOMEM;
+		goto fail_dev;
+	}
+	port->ops = &dpdk_ops;
+	rc = configure(port, conf);
+	if (rc == 0)
+		rc = wait_link(port, conf->link_wait_ms);
+	if (rc == 0) {
+		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
+		       ", checksum offload tx ip %d udp %d rx %d", port->name,
+		       port->mtu, RTE_ETHER_ADDR_BYTES(&port->mac),
+		       port->tx_ip_cksum, port->tx_udp_cksum, port->rx_cksum);
+		return 0;
+	}
+	hc_port_close(port);
+	return rc;
+fail_dev:
+	rte_eth_dev_close(port->port_id);
+	return rc;
+}

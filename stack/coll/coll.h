@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The collective engine: communicators, collective operations as state
+ * machines, and the algorithms behind one ops table (testpmd's
+ * struct fwd_engine is the model: one file per algorithm).
+ *
+ * An operation is driven by two inputs from the transport: a DATA packet
+ * (placed or reduced straight into the destination buffer at the offset
+ * it carries) and "message cut into packets" (its source may change). It
+ * completes when every expected byte arrived and every message it queued
+ * is cut into packets. DATA for a collective this rank has not posted yet
+ * is held (at most [coll] unexpected_max packets, beyond which it is
+ * refused and comes again by retransmission).
+ */
+#ifndef HC_COLL_COLL_H
+#define HC_COLL_COLL_H
+
+#include <stdint.h>
+
+#include "hypercomm.h"
+#include "hct.h"
+#include "reduce.h"
+#include "ring_plan.h"
+
+struct hc_coll_op;
+
+/** One algorithm. */
+struct hc_algo {
+	const char *name;
+	/** Prepare and queue the first sends. @return 0 or -HC_ERR_*. */
+	int (*start)(struct hc_coll_op *op);
+	/** A DATA packet for op from comm rank src. */
+	enum hct_rx_verdict (*data)(struct hc_coll_op *op, uint32_t src,
+				    const struct hct_data_desc *d,
+				    const uint8_t *payload);
+	/** One of op's messages is cut into packets. */
+	void (*sent)(struct hc_coll_op *op, struct hct_msg *msg);
+	/** Free what start allocated. */
+	void (*fini)(struct hc_coll_op *op);
+};
+
+extern const struct hc_algo hc_algo_ring;
+
+enum hc_coll_kind {
+	HC_COLL_ALLREDUCE = 1,
+};
+
+struct hc_coll_op {
+	struct hc_comm *comm;
+	const struct hc_algo *algo;
+	enum hc_coll_kind kind;
+	uint32_t seq;           /**< collective sequence number in comm */
+	uint32_t sig;           /**< signature of (kind, dtype, op, count) */
+	enum hc_dtype dtype;
+	enum hc_op op;
+	uint64_t count;         /**< elements */
+	uint32_t elem_size;     /**< bytes */
+	const uint8_t *send;
+	uint8_t *recv;
+	hc_reduce_fn reduce;
+	int status;             /**< 0 while running or done, else -HC_ERR_* */
+	int done;               /**< 1 when complete (status 0) */
+	void *algo_state;
+};
+
+struct hc_coll;
+
+struct hc_comm {
+	struct hc_coll *coll;
+	uint32_t id;            /**< on the wire: comm_id */
+	uint32_t rank;          /**< ours in this communicator */
+	uint32_t size;
+	uint32_t *world;        /**< comm rank -> world rank, size entries */
+	uint32_t next_seq;      /**< sequence number of the next collective */
+	int error;              /**< sticky: set when an op failed */
+	struct hc_coll_op *active;
+};
+
+/** A held DATA packet of a collective not posted yet. */
+struct hc_unexpected {
+	struct rte_mbuf *m;
+	uint32_t src;           /**< world rank */
+	struct hct_data_desc d;
+	const uint8_t *payload;
+};
+
+struct hc_coll_stats {
+	uint64_t unexpected_held;  /**< packets held for a later collective */
+	uint64_t stale_rx;         /**< DATA of a finished or failed op */
+	uint64_t bad_data;         /**< DATA whose step/offset/length does not
+	                            *   fit the plan: dropped */
+	uint64_t mismatches;       /**< DATA with another signature */
+};
+
+struct hc_coll {
+	struct hct *hct;
+	uint32_t world_rank;
+	uint64_t slice_bytes;
+	struct hc_comm *comms[1]; /**< comm_id -> comm; only world in v1 */
+	struct hc_unexpected *unexp;
+	uint32_t unexp_len;
+	uint32_t unexp_max;
+	struct hc_coll_stats stats;
+};
+
+/** @return 0 or -HC_ERR_NOMEM. */
+int hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
+		 uint64_t slice_bytes, uint32_t unexpected_max);
+void hc_coll_free(struct hc_coll *c);
+
+/** Make the world communicator of size ranks. @return 0 or -HC_ERR_NOMEM. */
+int hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c,
+		       uint32_t rank, uint32_t size);
+void hc_comm_fini(struct hc_comm *comm);
+
+/**
+ * Validate arguments and start an all-reduce; op is filled in.
+ * @return 0 (op->done may already be 1), or -HC_ERR_INVAL, -HC_ERR_ABORTED,
+ *         -HC_ERR_NOMEM.
+ */
+int hc_coll_allreduce_start(struct hc_comm *comm, struct hc_coll_op *op,
+			    const void *sendbuf, void *recvbuf, uint64_t count,
+			    enum hc_dtype dtype, enum hc_op rop);
+
+/** Fail op with err (and its communicator), stop its sends. */
+void hc_coll_op_fail(struct hc_coll_op *op, int err);
+
+/** Release op's resources after it completed or failed. */
+void hc_coll_op_end(struct hc_coll_op *op);
+
+/** Transport upcalls (struct hct_upcalls), ctx is the struct hc_coll. */
+enum hct_rx_verdict hc_coll_data(void *ctx, uint32_t src,
+				 const struct hct_data_desc *d,
+				 const uint8_t *payload, struct rte_mbuf *m);
+void hc_coll_msg_sent(void *ctx, struct hct_msg *msg);
+void hc_coll_peer_lost(void *ctx, uint32_t rank);
+
+/** Comm rank of a world rank in comm, or UINT32_MAX. */
+uint32_t hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank);
+
+#endif /* HC_COLL_COLL_H */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Communicators, operation life cycle, and dispatch of transport upcalls
+ * to the operation an incoming packet belongs to. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "coll.h"
+#include "log.h"
+#include "psn.h"
+
+int
+hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
+	     uint64_t slice_bytes, uint32_t unexpected_max)
+{
+	memset(c, 0, sizeof(*c));
+	c->hct = hct;
+	c->world_rank = world_rank;
+	c->slice_bytes = slice_bytes;
+	c->unexp_max = unexpected_max;
+	c->unexp = calloc(unexpected_max, sizeof(*c->unexp));
+	return c->unexp == NULL ? -HC_ERR_NOMEM : 0;
+}
+
+void
+hc_coll_free(struct hc_coll *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->unexp_len; i++)
+		rte_pktmbuf_free(c->unexp[i].m);
+	free(c->unexp);
+	c->unexp = NULL;
+	c->unexp_len = 0;
+}
+
+int
+hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, uint32_t rank,
+		   uint32_t size)
+{
+	uint32_t i;
+
+	memset(comm, 0, sizeof(*comm));
+	comm->world = calloc(size, sizeof(*comm->world));
+	if (comm->world == NULL)
+		return -HC_ERR_NOMEM;
+	for (i = 0; i < size; i++)
+		comm->world[i] = i;
+	comm->coll = c;
+	comm->id = 0;
+	comm->rank = rank;
+	comm->size = size;
+	c->comms[0] = comm;
+	return 0;
+}
+
+void
+hc_comm_fini(struct hc_comm *comm)
+{
+	if (comm->coll != NULL && comm->coll->comms[0] == comm)
+		comm->coll->comms[0] = NULL;
+	free(comm->world);
+	comm->world = NULL;
+}
+
+uint32_t
+hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank)
+{
+	/* The world communicator maps ranks to themselves; split
+	 * communicators (a later version) will search their table. */
+	if (world_rank < comm->size && comm->world[world_rank] == world_rank)
+		return world_rank;
+	return UINT32_MAX;
+}
+
+/* FNV-1a (Fowler, Noll, Vo) over the arguments every rank must agree on. */
+static uint32_t
+signature(enum hc_coll_kind kind, enum hc_dtype dtype, enum hc_op op,
+	  uint64_t count)
+{
+	uint64_t words[4] = { kind, dtype, op, count };
+	const uint8_t *b = (const uint8_t *)words;
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < sizeof(words); i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/* Deliver held packets of op's collective, in arrival order. */
+static void
+drain_unexpected(struct hc_coll *c, struct hc_coll_op *op)
+{
+	uint32_t i, kept = 0;
+
+	for (i = 0; i < c->unexp_len; i++) {
+		struct hc_unexpected *u = &c->unexp[i];
+
+		if (u->d.comm_id != op->comm->id || u->d.coll_seq != op->seq ||
+		    op->status != 0 || op->done) {
+			c->unexp[kept++] = *u;
+			continue;
+		}
+		hc_coll_data(c, u->src, &u->d, u->payload, NULL);
+		rte_pktmbuf_free(u->m);
+	}
+	c->unexp_len = kept;
+}
+
+static int
+overlap(const uint8_t *a, const uint8_t *b, uint64_t bytes)
+{
+	return a != b && a < b + bytes && b < a + bytes;
+}
+
+int
+hc_coll_allreduce_start(struct hc_comm *comm, struct hc_coll_op *op,
+			const void *sendbuf, void *recvbuf, uint64_t count,
+			enum hc_dtype dtype, enum hc_op rop)
+{
+	size_t es = hc_dtype_size(dtype);
+	uint64_t bytes;
+	int rc;
+
+	memset(op, 0, sizeof(*op));
+	if (comm == NULL || es == 0 || (unsigned int)rop >= HC_OP__MAX)
+		return -HC_ERR_INVAL;
+	if (count > UINT64_MAX / es)
+		return -HC_ERR_INVAL;
+	bytes = count * es;
+	if (count > 0 && (sendbuf == NULL || recvbuf == NULL))
+		return -HC_ERR_INVAL;
+	if (count > 0 && overlap(sendbuf, recvbuf, bytes)) {
+		HC_LOG(ERR, COLL, "all-reduce: send and receive buffers "
+		       "overlap without being equal");
+		return -HC_ERR_INVAL;
+	}
+	if (comm->error != 0)
+		return -HC_ERR_ABORTED;
+	op->comm = comm;
+	op->kind = HC_COLL_ALLREDUCE;
+	op->seq = comm->next_seq++;
+	op->sig = signature(op->kind, dtype, rop, count);
+	op->dtype = dtype;
+	op->op = rop;
+	op->count = count;
+	op->elem_size = (uint32_t)es;
+	op->send = sendbuf;
+	op->recv = recvbuf;
+	op->reduce = hc_reduce_get(dtype, rop);
+	op->algo = &hc_algo_ring;
+	if (count == 0) {
+		op->done = 1;
+		return 0;
+	}
+	if (sendbuf != recvbuf)
+		memcpy(recvbuf, sendbuf, bytes);
+	if (comm->size == 1) {
+		op->done = 1;
+		return 0;
+	}
+	rc = op->algo->start(op);
+	if (rc != 0)
+		return rc;
+	comm->active = op;
+	drain_unexpected(comm->coll, op);
+	return op->status;
+}
+
+void
+hc_coll_op_fail(struct hc_coll_op *op, int err)
+{
+	if (op->status != 0 || op->done)
+		return;
+	op->status = err;
+	op->comm->error = err;
+	/* Queued messages point into op's buffers, which the caller gets
+	 * back now. Only the world communicator exists, so cancelling every
+	 * flow's queue cancels exactly op's messages. */
+	hct_cancel_msgs(op->comm->coll->hct);
+}
+
+void
+hc_coll_op_end(struct hc_coll_op *op)
+{
+	if (op->comm != NULL && op->comm->active == op)
+		op->comm->active = NULL;
+	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
+		op->algo->fini(op);
+	op->algo_state = NULL;
+}
+
+enum hct_rx_verdict
+hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
+	     const uint8_t *payload, struct rte_mbuf *m)
+{
+	struct hc_coll *c = ctx;
+	struct hc_comm *comm = d->comm_id < RTE_DIM(c->comms) ?
+			       c->comms[d->comm_id] : NULL;
+	struct hc_coll_op *op;
+	uint32_t csrc;
+
+	if (comm == NULL || comm->error != 0) {
+		c->stats.stale_rx++;
+		return HCT_RX_CONSUMED;
+	}
+	op = comm->active;
+	if (op == NULL || op->seq != d->coll_seq) {
+		if (m == NULL || hct_psn_lt(d->coll_seq, comm->next_seq)) {
+			c->stats.stale_rx++; /* an earlier collective's */
+			return HCT_RX_CONSUMED;
+		}
+		if (c->unexp_len == c->unexp_max)
+			return HCT_RX_REJECT;
+		c->unexp[c->unexp_len++] = (struct hc_unexpected){
+			.m = m, .src = src, .d = *d, .payload = payload };
+		c->stats.unexpected_held++;
+		return HCT_RX_HELD;
+	}
+	if (op->status != 0 || op->done) {
+		c->stats.stale_rx++;
+		return HCT_RX_CONSUMED;
+	}
+	if (d->sig != op->sig) {
+		c->stats.mismatches++;
+		HC_LOG(ERR, COLL, "collective %u: rank %u called it with other "
+		       "arguments (signature %08x, ours %08x)", op->seq, src,
+		       d->sig, op->sig);
+		hc_coll_op_fail(op, -HC_ERR_MISMATCH);
+		return HCT_RX_CONSUMED;
+	}
+	csrc = hc_comm_rank_of(comm, src);
+	if (csrc == UINT32_MAX) {
+		c->stats.bad_data++;
+		return HCT_RX_CONSUMED;
+	}
+	return op->algo->data(op, csrc, d, payload);
+}
+
+void
+hc_coll_msg_sent(void *ctx, struct hct_msg *msg)
+{
+	struct hc_coll_op *op = msg->owner;
+
+	(void)ctx;
+	if (op->status == 0 && !op->done)
+		op->algo->sent(op, msg);
+}
+
+void
+hc_coll_peer_lost(void *ctx, uint32_t rank)
+{
+	struct hc_coll *c = ctx;
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(c->comms); i++) {
+		struct hc_comm *comm = c->comms[i];
+
+		if (comm == NULL || hc_comm_rank_of(comm, rank) == UINT32_MAX)
+			continue;
+		if (comm->active != NULL)
+			hc_coll_op_fail(comm->active, -HC_ERR_PEER_LOST);
+		comm->error = -HC_ERR_PEER_LOST;
+	}
+}

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_cfgfile.h>
+
+#include "hypercomm.h"
+#include "config.h"
+#include "log.h"
+
+/* Numeric keys: section, key, offset of the uint32_t field, default, range.
+ * config/example.ini documents each with its unit; keep the two together. */
+struct num_key {
+	const char *section;
+	const char *key;
+	size_t off;
+	uint32_t def;
+	uint32_t min;
+	uint32_t max;
+};
+
+#define F(field) offsetof(struct hc_config, field)
+static const struct num_key num_keys[] = {
+	{ "job", "id", F(job_id), 0, 1, UINT32_MAX },
+	{ "job", "world_size", F(world_size), 0, 1, HC_MAX_RANKS },
+	{ "net", "mtu", F(mtu), 1500, 576, 9000 },
+	{ "net", "arp_timeout_ms", F(arp_timeout_ms), 60000, 100, 3600000 },
+	{ "net", "arp_retry_ms", F(arp_retry_ms), 100, 1, 10000 },
+	{ "transport", "window_pkts", F(window_pkts), 256, 1, 4096 },
+	{ "transport", "rto_init_us", F(rto_init_us), 20000, 10, 10000000 },
+	{ "transport", "rto_min_us", F(rto_min_us), 2000, 10, 10000000 },
+	{ "transport", "rto_max_us", F(rto_max_us), 500000, 10, 60000000 },
+	{ "transport", "retry_max", F(retry_max), 12, 1, 100 },
+	{ "transport", "ack_every", F(ack_every), 16, 1, 1024 },
+	{ "coll", "slice_bytes", F(slice_bytes), 262144, 1024, 1u << 30 },
+	{ "coll", "unexpected_max", F(unexpected_max), 2048, 16, 1u << 20 },
+	{ "engine", "idle_spin", F(idle_spin), 256, 0, 1u << 30 },
+	{ "engine", "idle_sleep_us", F(idle_sleep_us), 20, 1, 1000000 },
+	{ "engine", "init_timeout_ms", F(init_timeout_ms), 10000, 10, 3600000 },
+	{ "engine", "op_timeout_ms", F(op_timeout_ms), 60000, 10, 86400000 },
+	{ "engine", "drain_timeout_ms", F(drain_timeout_ms), 1000, 0, 600000 },
+	{ "engine", "hello_interval_ms", F(hello_interval_ms), 20, 1, 10000 },
+	{ "port", "link_wait_ms", F(link_wait_ms), 3000, 0, 600000 },
+	{ "port", "pool_mbufs", F(pool_mbufs), 16383, 1023, 1u << 22 },
+	{ "port", "rx_desc", F(rx_desc), 1024, 64, 16384 },
+	{ "port", "tx_desc", F(tx_desc), 1024, 64, 16384 },
+	{ "port", "burst", F(burst), 32, 1, 512 },
+};
+#undef F
+
+/* Non-numeric keys of the known sections, for the unknown-key check. */
+static const char *const other_keys[][2] = {
+	{ "net", "udp_port" },
+	{ "engine", "idle" },
+	{ "fault", "seed" },
+	{ "fault", "drop_data_pct" },
+};
+
+static const char *const rank_keys[] = { "ip", "mac", "port" };
+
+/* Line of `key` inside `[section]` of the file (or of the section header
+ * when key is NULL), for error messages; 0 when not found. rte_cfgfile
+ * keeps no line numbers, so the file is scanned again: it is small and
+ * this runs only on errors. */
+static int
+find_line(const char *path, const char *section, const char *key)
+{
+	char line[1024], want[160];
+	int lineno = 0, in_section = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return 0;
+	snprintf(want, sizeof(want), "[%s]", section);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line;
+		size_t klen;
+
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') {
+			in_section = strncmp(p, want, strlen(want)) == 0;
+			if (in_section && key == NULL)
+				goto found;
+			continue;
+		}
+		if (!in_section || key == NULL)
+			continue;
+		klen = strlen(key);
+		if (strncmp(p, key, klen) == 0 &&
+		    (p[klen] == ' ' || p[klen] == '\t' || p[klen] == '='))
+			goto found;
+	}
+	lineno = 0;
+found:
+	fclose(f);
+	return lineno;
+}
+
+#define CFG_ERR(cfg, sec, key, fmt, ...)                                     \
+	HC_LOG(ERR, CORE, "%s:%d: [%s]%s%s: " fmt, (cfg)->path,              \
+	       find_line((cfg)->path, (sec), (key)), (sec),                  \
+	       (key) != NULL ? " " : "", (key) != NULL ? (key) : "",         \
+	       ##__VA_ARGS__)
+
+static int
+parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || *s == '\0' || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+parse_mac(const char *s, struct rte_ether_addr *mac)
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6 || strlen(s) != 17)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac->addr_bytes[i] = (uint8_t)b[i];
+	return 0;
+}
+
+const char *
+hc_ip_str(uint32_t ip, char *buf, unsigned int len)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff,
+		 (ip >> 8) & 0xff, ip & 0xff);
+	return buf;
+}
+
+static int
+known_key(const char *section, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(num_keys); i++)
+		if (strcmp(num_keys[i].section, section) == 0 &&
+		    strcmp(num_keys[i].key, key) == 0)
+			return 1;
+	for (i = 0; i < RTE_DIM(other_keys); i++)
+		if (strcmp(other_keys[i][0], section) == 0 &&
+		    strcmp(other_keys[i][1], key) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+known_section(const char *section)
+{
+	static const char *const names[] = { "job", "net", "transport", "coll",
+					     "engine", "port", "fault" };
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(names); i++)
+		if (strcmp(names[i], section) == 0)
+			return 1;
+	return 0;
+}
+
+/* Checks every section and key name; returns the number of problems. */
+static int
+check_names(struct hc_config *cfg, struct rte_cfgfile *file)
+{
+	int nsec = rte_cfgfile_num_sections(file, NULL, 0);
+	int s, e, bad = 0;
+	char **names;
+
+	if (nsec <= 0)
+		return 0;
+	names = calloc(nsec, sizeof(*names));
+	if (names == NULL)
+		return 1;
+	for (s = 0; s < nsec; s++)
+		names[s] = malloc(CFG_NAME_LEN);
+	for (s = 0; s < nsec; s++)
+		if (names[s] == NULL) {
+			bad = 1;
+			goto out;
+		}
+	rte_cfgfile_sections(file, names, nsec);
+	for (s = 0; s < nsec; s++) {
+		const char *sec = names[s];
+		int is_rank = strncmp(sec, "rank.", 5) == 0;
+		int nent = rte_cfgfile_section_num_entries(file, sec);
+		struct rte_cfgfile_entry *ent;
+
+		if (!is_rank && !known_section(sec)) {
+			CFG_ERR(cfg, sec, NULL, "unknown section");
+			bad++;
+			continue;
+		}
+		if (nent <= 0)
+			continue;
+		ent = calloc(nent, sizeof(*ent));
+		if (ent == NULL) {
+			bad++;
+			continue;
+		}
+		rte_cfgfile_section_entries(file, sec, ent, nent);
+		for (e = 0; e < nent; e++) {
+			int ok = 0;
+			size_t k;
+
+			if (is_rank) {
+				for (k = 0; k < RTE_DIM(rank_keys); k++)
+					ok |= strcmp(rank_keys[k], ent[e].name) == 0;
+			} else {
+				ok = known_key(sec, ent[e].name);
+			}
+			if (!ok) {
+				CFG_ERR(cfg, sec, ent[e].name, "unknown key");
+				bad++;
+			}
+		}
+		free(ent);
+	}
+out:
+	for (s = 0; s < nsec; s++)
+		free(names[s]);
+	free(names);
+	return bad;
+}
+
+static int
+load_numbers(struct hc_config *cfg, struct rte_cfgfile *file)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < RTE_DIM(num_keys); i++) {
+		const struct num_key *k = &num_keys[i];
+		const char *v = rte_cfgfile_get_entry(file, k->section, k->key);
+		uint32_t *field = (uint32_t *)((char *)cfg + k->off);
+		uint64_t x;
+
+		if (v == NULL) {
+			if (k->def == 0) {
+				CFG_ERR(cfg, k->section, k->key, "missing");
+				bad++;
+			}
+			*field = k->def;
+			continue;
+		}
+		if (parse_u64(v, k->min, k->max, &x) != 0) {
+			CFG_ERR(cfg, k->section, k->key,
+				"'%s' is not an integer in %u..%u", v, k->min,
+				k->max);
+			bad++;
+			continue;
+		}
+		*field = (uint32_t)x;
+	}
+	return bad;
+}
+
+static int
+load_others(struct hc_config *cfg, struct rte_cfgfile *file)
+{
+	const char *v;
+	uint64_t x;
+	double d;
+	char *end;
+	int bad = 0;
+
+	cfg->udp_port = 51966;
+	v = rte_cfgfile_get_entry(file, "net", "udp_port");
+	if (v != NULL) {
+		if (parse_u64(v, 1, 65535, &x) != 0) {
+			CFG_ERR(cfg, "net", "udp_port",
+				"'%s' is not a port number 1..65535", v);
+			bad++;
+		} else {
+			cfg->udp_port = (uint16_t)x;
+		}
+	}
+
+	cfg->idle = HC_IDLE_SLEEP;
+	v = rte_cfgfile_get_entry(file, "engine", "idle");
+	if (v != NULL) {
+		if (strcmp(v, "busy") == 0)
+			cfg->idle = HC_IDLE_BUSY;
+		else if (strcmp(v, "pause") == 0)
+			cfg->idle = HC_IDLE_PAUSE;
+		else if (strcmp(v, "yield") == 0)
+			cfg->idle = HC_IDLE_YIELD;
+		else if (strcmp(v, "sleep") == 0)
+			cfg->idle = HC_IDLE_SLEEP;
+		else {
+			CFG_ERR(cfg, "engine", "idle",
+				"'%s' is not busy, pause, yield or sleep", v);
+			bad++;
+		}
+	}
+
+	cfg->fault_seed = 1;
+	v = getenv("HC_FAULT_SEED");
+	if (v == NULL)
+		v = rte_cfgfile_get_entry(file, "fault", "seed");
+	if (v != NULL && parse_u64(v, 0, UINT64_MAX, &cfg->fault_seed) != 0) {
+		CFG_ERR(cfg, "fault", "seed", "'%s' is not an integer", v);
+		bad++;
+	}
+
+	cfg->fault_drop_data = 0;
+	v = getenv("HC_FAULT_DROP_DATA_PCT");
+	if (v == NULL)
+		v = rte_cfgfile_get_entry(file, "fault", "drop_data_pct");
+	if (v != NULL) {
+		errno = 0;
+		d = strtod(v, &end);
+		if (errno != 0 || end == v || *end != '\0' || !(d >= 0) ||
+		    d > 100) {
+			CFG_ERR(cfg, "fault", "drop_data_pct",
+				"'%s' is not a percentage 0..100", v);
+			bad++;
+		} else {
+			cfg->fault_drop_data = d / 100.0;
+		}
+	}
+	return bad;
+}
+
+static int
+load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
+{
+	uint32_t r, q;
+	int bad = 0;
+	char sec[32], ipbuf[16];
+
+	cfg->ranks = calloc(cfg->world_size, sizeof(*cfg->ranks));
+	if (cfg->ranks == NULL)
+		return 1;
+	for (r = 0; r < cfg->world_size; r++) {
+		struct hc_rank_conf *rc = &cfg->ranks[r];
+		struct in_addr a;
+		const char *v;
+
+		snprintf(sec, sizeof(sec), "rank.%u", r);
+		if (!rte_cfgfile_has_section(file, sec)) {
+			HC_LOG(ERR, CORE, "%s: section [%s] missing (world_size %u)",
+			       cfg->path, sec, cfg->world_size);
+			bad++;
+			continue;
+		}
+		v = rte_cfgfile_get_entry(file, sec, "ip");
+		if (v == NULL || inet_pton(AF_INET, v, &a) != 1) {
+			CFG_ERR(cfg, sec, "ip", "'%s' is not an IPv4 address",
+				v != NULL ? v : "(missing)");
+			bad++;
+		} else {
+			rc->ip = ntohl(a.s_addr);
+			if (rc->ip == 0 || (rc->ip >> 28) >= 14 ||
+			    (rc->ip >> 24) == 127) {
+				CFG_ERR(cfg, sec, "ip", "'%s' is not a unicast "
+					"host address", v);
+				bad++;
+			}
+		}
+		v = rte_cfgfile_get_entry(file, sec, "mac");
+		if (v != NULL) {
+			if (parse_mac(v, &rc->mac) != 0) {
+				CFG_ERR(cfg, sec, "mac", "'%s' is not a MAC "
+					"address xx:xx:xx:xx:xx:xx", v);
+				bad++;
+			} else if (!rte_is_valid_assigned_ether_addr(&rc->mac)) {
+				CFG_ERR(cfg, sec, "mac", "'%s' is zero, broadcast "
+					"or multicast", v);
+				bad++;
+			} else {
+				rc->has_mac = true;
+			}
+		}
+		v = rte_cfgfile_get_entry(file, sec, "port");
+		if (v == NULL || *v == '\0' || strlen(v) >= sizeof(rc->port)) {
+			CFG_ERR(cfg, sec, "port", "missing or longer than %zu",
+				sizeof(rc->port) - 1);
+			bad++;
+		} else {
+			strcpy(rc->port, v);
+		}
+	}
+	for (r = cfg->world_size; r < cfg->world_size + 64; r++) {
+		snprintf(sec, sizeof(sec), "rank.%u", r);
+		if (rte_cfgfile_has_section(file, sec)) {
+			CFG_ERR(cfg, sec, NULL, "rank %u >= world_size %u", r,
+				cfg->world_size);
+			bad++;
+		}
+	}
+	if (bad)
+		return bad;
+	for (r = 0; r < cfg->world_size; r++)
+		for (q = 0; q < r; q++) {
+			snprintf(sec, sizeof(sec), "rank.%u", r);
+			if (cfg->ranks[r].ip == cfg->ranks[q].ip) {
+				CFG_ERR(cfg, sec, "ip", "%s is also rank %u's",
+					hc_ip_str(cfg->ranks[r].ip, ipbuf,
+						  sizeof(ipbuf)), q);
+				bad++;
+			}
+			if (cfg->ranks[r].has_mac && cfg->ranks[q].has_mac &&
+			    rte_is_same_ether_addr(&cfg->ranks[r].mac,
+						   &cfg->ranks[q].mac)) {
+				CFG_ERR(cfg, sec, "mac", "also rank %u's MAC", q);
+				bad++;
+			}
+		}
+	return bad;
+}
+
+int
+hc_config_load(const char *path, struct hc_config *cfg)
+{
+	struct rte_cfgfile *file;
+	int bad;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (path == NULL || strlen(path) >= sizeof(cfg->path)) {
+		HC_LOG(ERR, CORE, "no cluster file: set HC_CONFIG or "
+		       "hc_init_params.config_path");
+		return -HC_ERR_CONFIG;
+	}
+	strcpy(cfg->path, path);
+	file = rte_cfgfile_load(path, 0);
+	if (file == NULL) {
+		HC_LOG(ERR, CORE, "%s: cannot read or parse the INI file", path);
+		return -HC_ERR_CONFIG;
+	}
+	bad = check_names(cfg, file);
+	bad += load_numbers(cfg, file);
+	bad += load_others(cfg, file);
+	if (bad == 0)
+		bad += load_ranks(cfg, file);
+	if (bad == 0 && cfg->rto_min_us > cfg->rto_max_us) {
+		CFG_ERR(cfg, "transport", "rto_min_us", "%u > rto_max_us %u",
+			cfg->rto_min_us, cfg->rto_max_us);
+		bad++;
+	}
+	rte_cfgfile_close(file);
+	if (bad != 0) {
+		hc_config_free(cfg);
+		return -HC_ERR_CONFIG;
+	}
+	return 0;
+}
+
+void
+hc_config_free(struct hc_config *cfg)
+{
+	free(cfg->ranks);
+	cfg->ranks = NULL;
+}

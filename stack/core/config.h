@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The cluster file: an INI file read with rte_cfgfile. The format, every key,
+ * its unit, default and range are documented in config/example.ini; the
+ * table in config.c is the single source of the defaults and ranges.
+ */
+#ifndef HC_CORE_CONFIG_H
+#define HC_CORE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+/** Largest world this version accepts (ranks 0..HC_MAX_RANKS-1). */
+#define HC_MAX_RANKS 1024
+/** Longest port devargs string, bytes including the NUL. */
+#define HC_PORT_DEVARGS_MAX 256
+
+/** How the engine waits when a poll found no work. */
+enum hc_idle_mode {
+	HC_IDLE_BUSY,  /**< spin: lowest latency, one core per rank */
+	HC_IDLE_PAUSE, /**< spin with rte_pause() */
+	HC_IDLE_YIELD, /**< sched_yield() after a short spin */
+	HC_IDLE_SLEEP, /**< nanosleep(idle_sleep_us) after a short spin */
+};
+
+struct hc_rank_conf {
+	uint32_t ip;                  /**< IPv4 address, host byte order */
+	bool has_mac;                 /**< mac given in the file */
+	struct rte_ether_addr mac;    /**< port MAC when has_mac */
+	char port[HC_PORT_DEVARGS_MAX]; /**< DPDK devargs, e.g. net_tap0,iface=x */
+};
+
+struct hc_config {
+	char path[4096];
+	uint32_t job_id;          /**< [job] id, 1..2^32-1 */
+	uint32_t world_size;      /**< [job] world_size, 1..HC_MAX_RANKS */
+	uint16_t udp_port;        /**< [net] udp_port */
+	uint32_t mtu;             /**< [net] mtu, bytes of IPv4 packet */
+	uint32_t arp_timeout_ms;  /**< [net] arp_timeout_ms: entry lifetime */
+	uint32_t arp_retry_ms;    /**< [net] arp_retry_ms: request interval */
+	uint32_t window_pkts;     /**< [transport] window_pkts */
+	uint32_t rto_init_us;     /**< [transport] rto_init_us */
+	uint32_t rto_min_us;      /**< [transport] rto_min_us */
+	uint32_t rto_max_us;      /**< [transport] rto_max_us */
+	uint32_t retry_max;       /**< [transport] retry_max */
+	uint32_t ack_every;       /**< [transport] ack_every, DATA packets */
+	uint32_t slice_bytes;     /**< [coll] slice_bytes */
+	uint32_t unexpected_max;  /**< [coll] unexpected_max, packets held */
+	enum hc_idle_mode idle;   /**< [engine] idle */
+	uint32_t idle_spin;       /**< [engine] idle_spin, empty polls */
+	uint32_t idle_sleep_us;   /**< [engine] idle_sleep_us */
+	uint32_t init_timeout_ms; /**< [engine] init_timeout_ms */
+	uint32_t op_timeout_ms;   /**< [engine] op_timeout_ms */
+	uint32_t drain_timeout_ms; /**< [engine] drain_timeout_ms */
+	uint32_t hello_interval_ms; /**< [engine] hello_interval_ms */
+	uint32_t link_wait_ms;    /**< [port] link_wait_ms */
+	uint32_t pool_mbufs;      /**< [port] pool_mbufs */
+	uint32_t rx_desc;         /**< [port] rx_desc */
+	uint32_t tx_desc;         /**< [port] tx_desc */
+	uint32_t burst;           /**< [port] burst, packets per rx/tx call */
+	uint64_t fault_seed;      /**< [fault] seed */
+	double fault_drop_data;   /**< [fault] drop_data_pct / 100 */
+	struct hc_rank_conf *ranks; /**< world_size entries */
+};
+
+/**
+ * Load and check a cluster file. Environment overrides, applied after the
+ * file: HC_FAULT_DROP_DATA_PCT, HC_FAULT_SEED.
+ *
+ * @return 0, or -HC_ERR_CONFIG after logging one line per problem as
+ *         "PATH:LINE: [section] key: what is wrong".
+ */
+int hc_config_load(const char *path, struct hc_config *cfg);
+
+/** Free what hc_config_load allocated; cfg may be zeroed or loaded. */
+void hc_config_free(struct hc_config *cfg);
+
+/** Text form of a host-order IPv4 address into buf (>= 16 bytes). */
+const char *hc_ip_str(uint32_t ip, char *buf, unsigned int len);
+
+#endif /* HC_CORE_CONFIG_H */

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_pause.h>
+#include <rte_random.h>
+#include <rte_udp.h>
+
+#include "hypercomm.h"
+#include "engine.h"
+#include "log.h"
+
+uint32_t
+hc_engine_poll(struct hc_ctx *ctx)
+{
+	struct rte_mbuf *pkts[512];
+	uint16_t n, i;
+	uint32_t work;
+
+	n = hc_port_rx(&ctx->port, pkts, ctx->port.burst);
+	for (i = 0; i < n; i++)
+		hc_net_input(&ctx->net, pkts[i]);
+	work = n;
+	work += hct_flush_acks(&ctx->hct);
+	work += hct_tick(&ctx->hct);
+	work += hct_tx(&ctx->hct);
+	work += hc_port_flush(&ctx->port);
+	return work;
+}
+
+void
+hc_engine_idle(struct hc_ctx *ctx, uint32_t work)
+{
+	struct timespec ts;
+
+	if (work != 0) {
+		ctx->idle_polls = 0;
+		return;
+	}
+	if (ctx->cfg.idle == HC_IDLE_BUSY)
+		return;
+	if (++ctx->idle_polls <= ctx->cfg.idle_spin) {
+		rte_pause();
+		return;
+	}
+	switch (ctx->cfg.idle) {
+	case HC_IDLE_YIELD:
+		sched_yield();
+		break;
+	case HC_IDLE_SLEEP:
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)ctx->cfg.idle_sleep_us * 1000;
+		nanosleep(&ts, NULL);
+		break;
+	default:
+		rte_pause();
+		break;
+	}
+}
+
+/* Fault-injector classifier: the HCT packet type of a frame we send. */
+static enum hc_fault_class
+classify(const struct rte_mbuf *m, const void *arg)
+{
+	const struct hc_ctx *ctx = arg;
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_udp_hdr *udp;
+	const uint8_t *hct;
+	uint32_t off = sizeof(*eth);
+
+	if (m->data_len < off + sizeof(*ip) + sizeof(*udp) + 2)
+		return HC_FAULT_CLASS_OTHER;
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return HC_FAULT_CLASS_OTHER;
+	ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	if (ip->next_proto_id != IPPROTO_UDP)
+		return HC_FAULT_CLASS_OTHER;
+	udp = (const struct rte_udp_hdr *)((const uint8_t *)ip +
+					   (ip->version_ihl & 0xf) * 4);
+	if (udp->dst_port != rte_cpu_to_be_16(ctx->cfg.udp_port))
+		return HC_FAULT_CLASS_OTHER;
+	hct = (const uint8_t *)(udp + 1);
+	switch (hct[1]) {
+	case HCT_TYPE_DATA:
+		return HC_FAULT_CLASS_DATA;
+	case HCT_TYPE_ACK:
+		return HC_FAULT_CLASS_ACK;
+	default:
+		return HC_FAULT_CLASS_CONTROL;
+	}
+}
+
+static int
+env_rank(void)
+{
+	static const char *const names[] = { "HC_RANK", "RANK",
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(names); i++) {
+		const char *v = getenv(names[i]);
+		char *end;
+		long r;
+
+		if (v == NULL || *v == '\0')
+			continue;
+		r = strtol(v, &end, 10);
+		if (*end != '\0' || r < 0 || r >= HC_MAX_RANKS) {
+			HC_LOG(ERR, CORE, "%s='%s' is not a rank", names[i], v);
+			return -1;
+		}
+		return (int)r;
+	}
+	HC_LOG(ERR, CORE, "no rank: set HC_RANK (or pass --rank)");
+	return -1;
+}
+
+static void
+teardown(struct hc_ctx *ctx)
+{
+	if (ctx->coll_up) {
+		hc_comm_fini(&ctx->world);
+		hc_coll_free(&ctx->coll);
+	}
+	if (ctx->hct_up)
+		hct_free(&ctx->hct);
+	if (ctx->net_up)
+		hc_net_free(&ctx->net);
+	if (ctx->port_open)
+		hc_port_close(&ctx->port);
+	free(ctx->peer_ip);
+	hc_config_free(&ctx->cfg);
+	free(ctx);
+}
+
+static int
+bring_up(struct hc_ctx *ctx)
+{
+	const struct hc_config *cfg = &ctx->cfg;
+	const struct hc_rank_conf *me = &cfg->ranks[ctx->rank];
+	struct hc_port_conf pc;
+	struct hc_net_conf nc;
+	struct hct_conf tc;
+	struct hct_upcalls up = {
+		.data = hc_coll_data,
+		.msg_sent = hc_coll_msg_sent,
+		.peer_lost = hc_coll_peer_lost,
+	};
+	char pool[RTE_MEMPOOL_NAMESIZE];
+	uint32_t i;
+	int rc;
+
+	ctx->peer_ip = calloc(cfg->world_size, sizeof(*ctx->peer_ip));
+	if (ctx->peer_ip == NULL)
+		return -HC_ERR_NOMEM;
+	for (i = 0; i < cfg->world_size; i++)
+		ctx->peer_ip[i] = cfg->ranks[i].ip;
+
+	/* Pool names are per process; rank and pid keep them unique even
+	 * if two ranks ever share one DPDK instance. */
+	snprintf(pool, sizeof(pool), "hc_r%u_%d", ctx->rank, (int)getpid());
+	memset(&pc, 0, sizeof(pc));
+	pc.mtu = cfg->mtu;
+	pc.pool_mbufs = cfg->pool_mbufs;
+	pc.rx_desc = (uint16_t)cfg->rx_desc;
+	pc.tx_desc = (uint16_t)cfg->tx_desc;
+	pc.burst = (uint16_t)cfg->burst;
+	pc.link_wait_ms = cfg->link_wait_ms;
+	pc.mac = me->has_mac ? &me->mac : NULL;
+	pc.pool_name = pool;
+	rc = hc_port_open_dpdk(&ctx->port, me->port, &pc);
+	if (rc != 0)
+		return rc;
+	ctx->port_open = 1;
+	hc_fault_init(&ctx->port.fault, cfg->fault_seed + ctx->rank);
+	ctx->port.fault.drop[HC_FAULT_CLASS_DATA] = cfg->fault_drop_data;
+	ctx->port.fault.classify = classify;
+	ctx->port.fault.classify_arg = ctx;
+
+	memset(&nc, 0, sizeof(nc));
+	nc.ip = me->ip;
+	nc.udp_port = cfg->udp_port;
+	nc.arp_capacity = cfg->world_size;
+	nc.arp_timeout_ns = cfg->arp_timeout_ms * HC_NS_PER_MS;
+	nc.arp_retry_ns = cfg->arp_retry_ms * HC_NS_PER_MS;
+	rc = hc_net_init(&ctx->net, &ctx->port, &ctx->clk, &nc, hct_input,
+			 &ctx->hct);
+	if (rc != 0)
+		return rc;
+	ctx->net_up = 1;
+	for (i = 0; i < cfg->world_size; i++)
+		if (i != ctx->rank && cfg->ranks[i].has_mac)
+			hc_arp_add_permanent(&ctx->net.arp, cfg->ranks[i].ip,
+					     &cfg->ranks[i].mac);
+
+	memset(&tc, 0, sizeof(tc));
+	tc.job_id = cfg->job_id;
+	tc.rank = ctx->rank;
+	tc.world_size = cfg->world_size;
+	tc.peer_ip = ctx->peer_ip;
+	tc.window_pkts = cfg->window_pkts;
+	tc.rto_init_ns = cfg->rto_init_us * HC_NS_PER_US;
+	tc.rto_min_ns = cfg->rto_min_us * HC_NS_PER_US;
+	tc.rto_max_ns = cfg->rto_max_us * HC_NS_PER_US;
+	tc.retry_max = cfg->retry_max;
+	tc.ack_every = cfg->ack_every;
+	tc.hello_interval_ns = cfg->hello_interval_ms * HC_NS_PER_MS;
+	do
+		tc.nonce = (uint32_t)rte_rand();
+	while (tc.nonce == 0);
+	rc = hct_init(&ctx->hct, &ctx->net, &ctx->clk, &tc, &up, &ctx->coll);
+	if (rc != 0)
+		return rc;
+	ctx->hct_up = 1;
+
+	rc = hc_coll_init(&ctx->coll, &ctx->hct, ctx->rank, cfg->slice_bytes,
+			  cfg->unexpected_max);
+	if (rc == 0)
+		rc = hc_comm_init_world(&ctx->world, &ctx->coll, ctx->rank,
+					cfg->world_size);
+	if (rc != 0)
+		return rc;
+	ctx->coll_up = 1;
+	return 0;
+}
+
+/* Exchange HELLOs until every peer answered. */
+static int
+meet_peers(struct hc_ctx *ctx)
+{
+	uint64_t deadline = hc_clock_now(&ctx->clk) +
+			    ctx->cfg.init_timeout_ms * HC_NS_PER_MS;
+	uint32_t want = ctx->cfg.world_size - 1, i;
+	char missing[512];
+	size_t len = 0;
+
+	while (hct_established(&ctx->hct) < want) {
+		if (hc_clock_now(&ctx->clk) > deadline)
+			break;
+		hc_engine_idle(ctx, hc_engine_poll(ctx));
+	}
+	if (hct_established(&ctx->hct) == want)
+		return 0;
+	missing[0] = '\0';
+	for (i = 0; i < ctx->cfg.world_size && len < sizeof(missing) - 16; i++)
+		if (i != ctx->rank &&
+		    ctx->hct.flows[i].state != HCT_FLOW_ESTABLISHED)
+			len += snprintf(missing + len, sizeof(missing) - len,
+					" %u", i);
+	HC_LOG(ERR, CORE, "rank %u: no answer within %u ms from rank(s)%s",
+	       ctx->rank, ctx->cfg.init_timeout_ms, missing);
+	return -HC_ERR_INIT_TIMEOUT;
+}
+
+int
+hc_init(const struct hc_init_params *params, struct hc_ctx **out)
+{
+	struct hc_init_params def = { NULL, -1, 0 };
+	struct hc_ctx *ctx;
+	const char *path;
+	int rank, rc;
+
+	if (out == NULL)
+		return -HC_ERR_INVAL;
+	*out = NULL;
+	if (params == NULL)
+		params = &def;
+	rank = params->rank >= 0 ? params->rank : env_rank();
+	if (rank < 0)
+		return -HC_ERR_INVAL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL)
+		return -HC_ERR_NOMEM;
+	path = params->config_path != NULL ? params->config_path
+					   : getenv("HC_CONFIG");
+	rc = hc_config_load(path, &ctx->cfg);
+	if (rc != 0)
+		goto fail;
+	if (params->world_size > 0 &&
+	    (uint32_t)params->world_size != ctx->cfg.world_size) {
+		HC_LOG(ERR, CORE, "%s: world_size %u, but this rank was started "
+		       "for %d ranks", ctx->cfg.path, ctx->cfg.world_size,
+		       params->world_size);
+		rc = -HC_ERR_CONFIG;
+		goto fail;
+	}
+	if ((uint32_t)rank >= ctx->cfg.world_size) {
+		HC_LOG(ERR, CORE, "rank %d is not below world_size %u", rank,
+		       ctx->cfg.world_size);
+		rc = -HC_ERR_INVAL;
+		goto fail;
+	}
+	ctx->rank = (uint32_t)rank;
+	hc_clock_init_tsc(&ctx->clk);
+	rc = bring_up(ctx);
+	if (rc == 0)
+		rc = meet_peers(ctx);
+	if (rc != 0)
+		goto fail;
+	HC_LOG(INFO, CORE, "rank %u of %u up", ctx->rank, ctx->cfg.world_size);
+	*out = ctx;
+	return 0;
+fail:
+	teardown(ctx);
+	return rc;
+}
+
+int
+hc_finalize(struct hc_ctx *ctx)
+{
+	uint64_t now, deadline, linger;
+	int rc = 0;
+
+	if (ctx == NULL)
+		return 0;
+	now = hc_clock_now(&ctx->clk);
+	deadline = now + ctx->cfg.drain_timeout_ms * HC_NS_PER_MS;
+	while (!hct_drained(&ctx->hct)) {
+		if (hc_clock_now(&ctx->clk) > deadline) {
+			HC_LOG(WARNING, CORE, "rank %u: data still "
+			       "unacknowledged after %u ms", ctx->rank,
+			       ctx->cfg.drain_timeout_ms);
+			rc = -HC_ERR_TIMEOUT;
+			break;
+		}
+		hc_engine_idle(ctx, hc_engine_poll(ctx));
+	}
+	/* Linger for a few minimum RTOs, answering peers whose last ACK
+	 * from us was lost, so they do not wait out their retry budget. */
+	now = hc_clock_now(&ctx->clk);
+	linger = now + 3 * (uint64_t)ctx->cfg.rto_min_us * HC_NS_PER_US;
+	while (ctx->cfg.world_size > 1 && hc_clock_now(&ctx->clk) < linger)
+		hc_engine_idle(ctx, hc_engine_poll(ctx));
+	teardown(ctx);
+	return rc;
+}
+
+struct hc_comm *
+hc_comm_world(struct hc_ctx *ctx)
+{
+	return ctx != NULL ? &ctx->world : NULL;
+}
+
+int
+hc_comm_rank(const struct hc_comm *comm)
+{
+	return comm != NULL ? (int)comm->rank : -HC_ERR_INVAL;
+}
+
+int
+hc_comm_size(const struct hc_comm *comm)
+{
+	return comm != NULL ? (int)comm->size : -HC_ERR_INVAL;
+}
+
+static struct hc_ctx *
+comm_ctx(struct hc_comm *comm)
+{
+	return container_of(comm, struct hc_ctx, world);
+}
+
+int
+hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	     uint64_t count, enum hc_dtype dtype, enum hc_op op)
+{
+	struct hc_coll_op o;
+	struct hc_ctx *ctx;
+	uint64_t deadline;
+	int rc;
+
+	if (comm == NULL)
+		return -HC_ERR_INVAL;
+	ctx = comm_ctx(comm);
+	rc = hc_coll_allreduce_start(comm, &o, sendbuf, recvbuf, count, dtype,
+				     op);
+	if (rc != 0) {
+		hc_coll_op_end(&o);
+		return rc;
+	}
+	deadline = hc_clock_now(&ctx->clk) +
+		   ctx->cfg.op_timeout_ms * HC_NS_PER_MS;
+	while (!o.done && o.status == 0) {
+		if (hc_clock_now(&ctx->clk) > deadline) {
+			HC_LOG(ERR, COLL, "rank %u: all-reduce %u timed out "
+			       "after %u ms", ctx->rank, o.seq,
+			       ctx->cfg.op_timeout_ms);
+			hc_coll_op_fail(&o, -HC_ERR_TIMEOUT);
+			break;
+		}
+		hc_engine_idle(ctx, hc_engine_poll(ctx));
+	}
+	rc = o.status;
+	hc_coll_op_end(&o);
+	return rc;
+}
+
+int
+hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
+{
+	uint32_t i, d;
+
+	if (ctx == NULL || s == NULL)
+		return -HC_ERR_INVAL;
+	memset(s, 0, sizeof(*s));
+	s->port_rx_pkts = ctx->port.stats.rx_pkts;
+	s->port_tx_pkts = ctx->port.stats.tx_pkts;
+	s->port_tx_drops = ctx->port.stats.tx_drops;
+	s->fault_drops = ctx->port.stats.fault_drops;
+	for (d = 0; d < HC_NET_DROP__MAX; d++)
+		s->net_rx_drops += ctx->net.stats.rx_drops[d];
+	s->arp_requests = ctx->net.stats.arp_requests;
+	s->icmp_echo_replies = ctx->net.stats.icmp_echo_replies;
+	for (i = 0; i < ctx->cfg.world_size; i++) {
+		const struct hct_flow_stats *f = &ctx->hct.flows[i].stats;
+
+		s->hct_data_tx += f->data_tx;
+		s->hct_data_rx += f->data_rx;
+		s->hct_retransmits += f->retransmits_rto + f->retransmits_sack;
+		s->hct_rtos += f->rtos;
+		s->hct_dup_rx += f->dup_rx;
+		s->hct_acks_tx += f->acks_tx;
+	}
+	s->hct_stray_rx = ctx->hct.stats.stray_rx;
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * hypercomm public API: the one header an application includes.
+ *
+ * A program is a DPDK application. It calls rte_eal_init() itself (EAL
+ * arguments such as --no-huge, --file-prefix, -l), then hc_init() with the
+ * cluster file and its rank, then collectives on the world communicator,
+ * then hc_finalize().
+ *
+ * Progress model (this version): single-threaded. Every blocking call drives
+ * the engine poll loop (RX burst -> net -> transport -> collectives, timers,
+ * TX) on the calling lcore until the call completes, fails or times out.
+ * Between calls nothing moves; peers that wait on this rank see it answer as
+ * soon as it enters its next call. When idle the loop backs off as
+ * configured ([engine] idle) so several ranks can share a core.
+ *
+ * Units: counts are in elements, sizes in bytes, times in the unit their
+ * name says (_us microseconds, _ms milliseconds, _ns nanoseconds).
+ *
+ * Every function that can fail returns 0 on success or a negative HC_ERR_*
+ * value; hc_strerror() gives its text.
+ */
+#ifndef HYPERCOMM_H
+#define HYPERCOMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Error codes. Functions return 0 or the negative of one of these values,
+ * e.g. `return -HC_ERR_INVAL;`.
+ */
+enum hc_error {
+	HC_OK = 0,               /**< success */
+	HC_ERR_INVAL = 1,        /**< bad argument: NULL pointer where a buffer is
+	                          *   needed, unknown dtype or op, partially
+	                          *   overlapping send and receive buffers */
+	HC_ERR_NOMEM = 2,        /**< memory or mbuf pool exhausted */
+	HC_ERR_CONFIG = 3,       /**< the cluster file is unreadable or invalid;
+	                          *   the log names file, line and key */
+	HC_ERR_PORT = 4,         /**< the DPDK port could not be probed,
+	                          *   configured or started */
+	HC_ERR_LINK_DOWN = 5,    /**< the port link stayed down past the wait */
+	HC_ERR_INIT_TIMEOUT = 6, /**< not every peer answered within
+	                          *   [engine] init_timeout_ms; the log names
+	                          *   the missing ranks */
+	HC_ERR_TIMEOUT = 7,      /**< a collective did not complete within
+	                          *   [engine] op_timeout_ms */
+	HC_ERR_PEER_LOST = 8,    /**< a peer stopped acknowledging: the retry
+	                          *   budget ([transport] retry_max RTOs) ran out */
+	HC_ERR_MISMATCH = 9,     /**< ranks called the same collective with a
+	                          *   different count, dtype or op */
+	HC_ERR_ABORTED = 10,     /**< the communicator failed earlier (peer lost,
+	                          *   mismatch, timeout); it accepts no new work */
+	HC_ERR_UNSUPPORTED = 11, /**< valid request this version cannot serve */
+	HC_ERR_INTERNAL = 12,    /**< a bug: an invariant of the stack broke */
+	HC_ERR__MAX
+};
+
+/** Element types. Sizes: 4 bytes for INT32/FLOAT32, 8 for INT64/FLOAT64. */
+enum hc_dtype {
+	HC_DTYPE_INT32 = 0,
+	HC_DTYPE_INT64,
+	HC_DTYPE_FLOAT32,
+	HC_DTYPE_FLOAT64,
+	HC_DTYPE__MAX
+};
+
+/**
+ * Reduction operators. Integer SUM and PROD wrap around modulo 2^bits
+ * (two's complement), as NCCL does. For floating point, MIN and MAX follow
+ * C's comparison `a < b ? a : b` applied as `incoming OP local`; results are
+ * bit-identical on every rank because each element is reduced on exactly
+ * one rank and then copied (ring all-gather).
+ */
+enum hc_op {
+	HC_OP_SUM = 0,
+	HC_OP_PROD,
+	HC_OP_MIN,
+	HC_OP_MAX,
+	HC_OP__MAX
+};
+
+/** A running hypercomm instance: one per process (one rank). */
+struct hc_ctx;
+
+/** A set of ranks that run collectives together. */
+struct hc_comm;
+
+/** Parameters of hc_init(). */
+struct hc_init_params {
+	/** Path of the INI cluster file (format: config/example.ini).
+	 *  NULL: the environment variable HC_CONFIG. */
+	const char *config_path;
+	/** This process's rank, 0..world_size-1. Negative: the environment
+	 *  variable HC_RANK (also RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID). */
+	int rank;
+	/** Expected world size. 0: [job] world_size of the file. Non-zero and
+	 *  different from the file: HC_ERR_CONFIG. */
+	int world_size;
+};
+
+/**
+ * Start this rank: load and check the cluster file, bring up the DPDK port
+ * named by `[rank.R] port`, resolve every peer (ARP) and wait until every
+ * peer has answered a HELLO (at most [engine] init_timeout_ms).
+ *
+ * rte_eal_init() must have succeeded before.
+ *
+ * @param params  see struct hc_init_params; NULL means all defaults.
+ * @param[out] ctx  the new instance on success, NULL on failure.
+ * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range), -HC_ERR_CONFIG,
+ *         -HC_ERR_NOMEM, -HC_ERR_PORT, -HC_ERR_LINK_DOWN,
+ *         -HC_ERR_INIT_TIMEOUT.
+ */
+int hc_init(const struct hc_init_params *params, struct hc_ctx **ctx);
+
+/**
+ * Stop this rank: wait (at most [engine] drain_timeout_ms) until every
+ * packet this rank sent is acknowledged, so peers are not left waiting for
+ * retransmissions, then stop the port and free everything.
+ *
+ * @return 0, or -HC_ERR_TIMEOUT if some data stayed unacknowledged (the
+ *         instance is freed all the same). ctx NULL: 0.
+ */
+int hc_finalize(struct hc_ctx *ctx);
+
+/** The communicator of all ranks of the job; owned by ctx. */
+struct hc_comm *hc_comm_world(struct hc_ctx *ctx);
+
+/** This rank's index in comm, 0..size-1, or -HC_ERR_INVAL if comm is NULL. */
+int hc_comm_rank(const struct hc_comm *comm);
+
+/** Number of ranks in comm, or -HC_ERR_INVAL if comm is NULL. */
+int hc_comm_size(const struct hc_comm *comm);
+
+/** Size in bytes of one element of dtype, 0 for an unknown dtype. */
+size_t hc_dtype_size(enum hc_dtype dtype);
+
+/** Name of a dtype as nccl-tests prints it ("int32", "float", ...). */
+const char *hc_dtype_name(enum hc_dtype dtype);
+
+/** Name of an op as nccl-tests prints it ("sum", "prod", "min", "max"). */
+const char *hc_op_name(enum hc_op op);
+
+/**
+ * All-reduce: every rank's recvbuf[i] = sendbuf_0[i] OP ... OP
+ * sendbuf_{n-1}[i] for i in 0..count-1. Blocking: returns when recvbuf
+ * holds the result and sendbuf may be reused.
+ *
+ * In place when sendbuf == recvbuf. Any other overlap of the two
+ * count * hc_dtype_size(dtype) byte ranges is -HC_ERR_INVAL, detected before
+ * any traffic. count 0 is a successful no-op on every rank (buffers may
+ * be NULL) that still consumes one collective sequence number, so later
+ * collectives keep matching.
+ *
+ * Algorithm: ring (reduce-scatter then all-gather over n chunks, each split
+ * into pipelined slices), Patarasuk and Yuan, "Bandwidth optimal all-reduce
+ * algorithms for clusters of workstations", JPDC 69(2), 2009.
+ *
+ * @param count  elements per rank (64-bit: buffers above 2^31 are fine).
+ * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_TIMEOUT,
+ *         -HC_ERR_PEER_LOST, -HC_ERR_MISMATCH (a peer's DATA carried
+ *         another signature for this collective), -HC_ERR_ABORTED.
+ */
+int hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		 uint64_t count, enum hc_dtype dtype, enum hc_op op);
+
+/**
+ * Text of an error code; accepts err and -err. Never NULL.
+ */
+const char *hc_strerror(int err);
+
+/** Counters of one rank, all since hc_init(). Cheap; always on. */
+struct hc_stats {
+	uint64_t port_rx_pkts;      /**< frames received from the PMD */
+	uint64_t port_tx_pkts;      /**< frames the PMD accepted */
+	uint64_t port_tx_drops;     /**< frames dropped: TX queue full */
+	uint64_t fault_drops;       /**< frames dropped by the fault injector */
+	uint64_t net_rx_drops;      /**< frames dropped by Ethernet/IPv4/UDP:
+	                             *   malformed, fragment, bad checksum,
+	                             *   not for us */
+	uint64_t arp_requests;      /**< ARP requests sent */
+	uint64_t icmp_echo_replies; /**< ping replies sent */
+	uint64_t hct_data_tx;       /**< HCT DATA packets sent, first copies */
+	uint64_t hct_data_rx;       /**< HCT DATA packets accepted (not dups) */
+	uint64_t hct_retransmits;   /**< DATA packets sent again (RTO or SACK) */
+	uint64_t hct_rtos;          /**< retransmission timeouts */
+	uint64_t hct_dup_rx;        /**< duplicate DATA packets discarded */
+	uint64_t hct_acks_tx;       /**< pure ACK packets sent */
+	uint64_t hct_stray_rx;      /**< HCT packets of another job, run or
+	                             *   rank, or malformed: dropped */
+};
+
+/**
+ * Read this rank's counters.
+ * @return 0, or -HC_ERR_INVAL if ctx or stats is NULL.
+ */
+int hc_stats_get(struct hc_ctx *ctx, struct hc_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HYPERCOMM_H */

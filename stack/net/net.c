@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_byteorder.h>
+#include <rte_icmp.h>
+#include <rte_udp.h>
+
+#include "hypercomm.h"
+#include "log.h"
+#include "net.h"
+
+int
+hc_net_init(struct hc_net *net, struct hc_port *port,
+	    const struct hc_clock *clk, const struct hc_net_conf *conf,
+	    hc_net_udp_input_t udp_input, void *udp_ctx)
+{
+	memset(net, 0, sizeof(*net));
+	if (port == NULL || clk == NULL || conf == NULL || udp_input == NULL)
+		return -HC_ERR_INVAL;
+	net->port = port;
+	net->clk = clk;
+	net->ip = conf->ip;
+	net->udp_port = conf->udp_port;
+	net->udp_input = udp_input;
+	net->udp_ctx = udp_ctx;
+	/* 3 unanswered refreshes of a STALE entry drop its MAC (Linux's
+	 * default ucast_solicit). */
+	return hc_arp_init(&net->arp, conf->arp_capacity, conf->arp_timeout_ns,
+			   conf->arp_retry_ns, 3);
+}
+
+void
+hc_net_free(struct hc_net *net)
+{
+	hc_arp_free(&net->arp);
+}
+
+static void
+drop(struct hc_net *net, struct rte_mbuf *m, enum hc_net_drop why)
+{
+	net->stats.rx_drops[why]++;
+	rte_pktmbuf_free(m);
+}
+
+/* Fill an ARP packet (Ethernet + ARP) into m. */
+static void
+arp_build(struct hc_net *net, struct rte_mbuf *m, uint16_t op,
+	  const struct rte_ether_addr *dst_mac, uint32_t dst_ip)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
+
+	m->data_len = m->pkt_len = sizeof(*eth) + sizeof(*arp);
+	eth->src_addr = net->port->mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(op);
+	arp->arp_data.arp_sha = net->port->mac;
+	arp->arp_data.arp_sip = rte_cpu_to_be_32(net->ip);
+	arp->arp_data.arp_tip = rte_cpu_to_be_32(dst_ip);
+	if (op == RTE_ARP_OP_REQUEST) {
+		memset(&eth->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+		memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
+	} else {
+		eth->dst_addr = *dst_mac;
+		arp->arp_data.arp_tha = *dst_mac;
+	}
+}
+
+void
+hc_net_arp_request(struct hc_net *net, uint32_t ip)
+{
+	struct rte_mbuf *m = hc_port_alloc(net->port);
+
+	if (m == NULL)
+		return;
+	arp_build(net, m, RTE_ARP_OP_REQUEST, NULL, ip);
+	net->stats.arp_requests++;
+	hc_port_tx(net->port, m);
+}
+
+static void
+arp_input(struct hc_net *net, struct rte_mbuf *m, uint32_t off)
+{
+	struct rte_arp_hdr *arp;
+	struct rte_ether_addr sha;
+	uint32_t sip, tip;
+	uint16_t op;
+
+	if (m->data_len < off + sizeof(*arp))
+		return drop(net, m, HC_NET_DROP_MALFORMED);
+	arp = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, off);
+	if (arp->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    arp->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    arp->arp_hlen != RTE_ETHER_ADDR_LEN || arp->arp_plen != 4)
+		return drop(net, m, HC_NET_DROP_MALFORMED);
+	op = rte_be_to_cpu_16(arp->arp_opcode);
+	sip = rte_be_to_cpu_32(arp->arp_data.arp_sip);
+	tip = rte_be_to_cpu_32(arp->arp_data.arp_tip);
+	sha = arp->arp_data.arp_sha;
+	if (!rte_is_valid_assigned_ether_addr(&sha) || sip == 0)
+		return drop(net, m, HC_NET_DROP_MALFORMED);
+	/* RFC 826: update a known sender; add it when the packet is for us. */
+	hc_arp_update(&net->arp, sip, &sha, hc_clock_now(net->clk),
+		      tip == net->ip);
+	if (tip != net->ip || op != RTE_ARP_OP_REQUEST) {
+		if (tip != net->ip)
+			net->stats.rx_drops[HC_NET_DROP_NOT_OURS]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* Answer in the same mbuf. */
+	arp_build(net, m, RTE_ARP_OP_REPLY, &sha, sip);
+	net->stats.arp_replies++;
+	hc_port_tx(net->port, m);
+}
+
+/* Echo reply (RFC 792) in the same mbuf: swap addresses, type 0. */
+static void
+icmp_input(struct hc_net *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+	   uint32_t hlen)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	uint32_t ilen = rte_be_to_cpu_16(ip->total_length) - hlen;
+	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)((uint8_t *)ip + hlen);
+	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
+	uint16_t ck;
+
+	if (ilen < sizeof(*icmp))
+		return drop(net, m, HC_NET_DROP_MALFORMED);
+	if (rte_raw_cksum(icmp, ilen) != 0xffff)
+		return drop(net, m, HC_NET_DROP_CKSUM);
+	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0)
+		return drop(net, m, HC_NET_DROP_PROTO);
+	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	icmp->icmp_cksum = 0;
+	ck = rte_raw_cksum(icmp, ilen);
+	icmp->icmp_cksum = (ck == 0xffff) ? ck : (uint16_t)~ck;
+	/* Reply without the request's IP options. */
+	if (hlen != sizeof(*ip)) {
+		memmove((uint8_t *)ip + sizeof(*ip), icmp, ilen);
+		hlen = sizeof(*ip);
+	}
+	rte_pktmbuf_trim(m, m->pkt_len - (sizeof(*eth) + hlen + ilen));
+	hc_ipv4_build(ip, net->ip, src, IPPROTO_ICMP, ilen, net->ip_id++, 1);
+	eth->dst_addr = eth->src_addr;
+	eth->src_addr = net->port->mac;
+	m->ol_flags = 0;
+	net->stats.icmp_echo_replies++;
+	hc_port_tx(net->port, m);
+}
+
+/* RFC 768: the one's complement sum over pseudo-header, UDP header and
+ * data, checksum field included, is 0xffff when the datagram is intact. */
+static int
+hc_udp_cksum_ok(const struct rte_ipv4_hdr *ip, const struct rte_udp_hdr *udp,
+		uint32_t ulen)
+{
+	uint32_t s = rte_raw_cksum(udp, ulen);
+
+	s += rte_ipv4_phdr_cksum(ip, 0);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+static void
+udp_input(struct hc_net *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+	  uint32_t hlen)
+{
+	uint32_t ulen = rte_be_to_cpu_16(ip->total_length) - hlen;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)((uint8_t *)ip + hlen);
+	uint64_t ckf = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+
+	if (ulen < sizeof(*udp) || rte_be_to_cpu_16(udp->dgram_len) != ulen)
+		return drop(net, m, HC_NET_DROP_MALFORMED);
+	if (rte_be_to_cpu_16(udp->dst_port) != net->udp_port)
+		return drop(net, m, HC_NET_DROP_NOT_OURS);
+	if (ckf == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
+	    (ckf != RTE_MBUF_F_RX_L4_CKSUM_GOOD && udp->dgram_cksum != 0 &&
+	     !hc_udp_cksum_ok(ip, udp, ulen)))
+		return drop(net, m, HC_NET_DROP_CKSUM);
+	net->udp_input(net->udp_ctx, rte_be_to_cpu_32(ip->src_addr), m,
+		       (const uint8_t *)(udp + 1), ulen - sizeof(*udp));
+}
+
+static void
+ipv4_input(struct hc_net *net, struct rte_mbuf *m, uint32_t off)
+{
+	struct rte_ipv4_hdr *ip;
+	uint64_t ckf = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	int why;
+
+	if (m->data_len < off + sizeof(*ip))
+		return drop(net, m, HC_NET_DROP_MALFORMED);
+	if (ckf == RTE_MBUF_F_RX_IP_CKSUM_BAD)
+		return drop(net, m, HC_NET_DROP_CKSUM);
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, off);
+	why = hc_ipv4_check(ip, m->data_len - off,
+			    ckf != RTE_MBUF_F_RX_IP_CKSUM_GOOD);
+	if (why >= 0)
+		return drop(net, m, why);
+	if (rte_be_to_cpu_32(ip->dst_addr) != net->ip)
+		return drop(net, m, HC_NET_DROP_NOT_OURS);
+	switch (ip->next_proto_id) {
+	case IPPROTO_UDP:
+		return udp_input(net, m, ip, (ip->version_ihl & 0x0f) * 4u);
+	case IPPROTO_ICMP:
+		return icmp_input(net, m, ip, (ip->version_ihl & 0x0f) * 4u);
+	default:
+		return drop(net, m, HC_NET_DROP_PROTO);
+	}
+}
+
+void
+hc_net_input(struct hc_net *net, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eth;
+
+	/* One segment per frame: the pool's mbufs hold a whole MTU-sized
+	 * frame, so a chained mbuf comes from a PMD configured otherwise. */
+	if (m->nb_segs != 1 || m->data_len < sizeof(*eth))
+		return drop(net, m, HC_NET_DROP_MALFORMED);
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (!rte_is_same_ether_addr(&eth->dst_addr, &net->port->mac) &&
+	    !rte_is_broadcast_ether_addr(&eth->dst_addr))
+		return drop(net, m, HC_NET_DROP_NOT_OURS);
+	switch (rte_be_to_cpu_16(eth->ether_type)) {
+	case RTE_ETHER_TYPE_IPV4:
+		return ipv4_input(net, m, sizeof(*eth));
+	case RTE_ETHER_TYPE_ARP:
+		return arp_input(net, m, sizeof(*eth));
+	default:
+		return drop(net, m, HC_NET_DROP_PROTO);
+	}
+}
+
+int
+hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, struct rte_mbuf *m)
+{
+	struct rte_ether_addr dmac;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	uint16_t plen = m->pkt_len;
+	struct hc_port *port = net->port;
+
+	switch (hc_arp_lookup(&net->arp, dst_ip, hc_clock_now(net->clk), &dmac)) {
+	case HC_ARP_HIT:
+		break;
+	case HC_ARP_HIT_REFRESH:
+		hc_net_arp_request(net, dst_ip);
+		break;
+	case HC_ARP_MISS_REQUEST:
+		hc_net_arp_request(net, dst_ip);
+		/* fall through */
+	default:
+		net->stats.tx_unresolved++;
+		rte_pktmbuf_free(m);
+		return -HC_ERR_PEER_LOST;
+	}
+	udp = (struct rte_udp_hdr *)rte_pktmbuf_prepend(m, sizeof(*udp));
+	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eth));
+	if (udp == NULL || ip == NULL || eth == NULL) {
+		rte_pktmbuf_free(m);
+		return -HC_ERR_NOMEM;
+	}
+	eth->dst_addr = dmac;
+	eth->src_addr = port->mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	hc_ipv4_build(ip, net->ip, dst_ip, IPPROTO_UDP, sizeof(*udp) + plen,
+		      net->ip_id++, !port->tx_ip_cksum);
+	udp->src_port = rte_cpu_to_be_16(net->udp_port);
+	udp->dst_port = rte_cpu_to_be_16(net->udp_port);
+	udp->dgram_len = rte_cpu_to_be_16(sizeof(*udp) + plen);
+	udp->dgram_cksum = 0;
+	m->l2_len = sizeof(*eth);
+	m->l3_len = sizeof(*ip);
+	m->ol_flags = RTE_MBUF_F_TX_IPV4;
+	if (port->tx_ip_cksum)
+		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+	if (port->tx_udp_cksum) {
+		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
+		udp->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+	} else {
+		udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
+	}
+	return hc_port_tx(port, m);
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The minimal network layer: Ethernet II, ARP (arp.h), IPv4 without options
+ * on TX and without fragments (RFC 791; fragments are dropped and counted:
+ * HCT never sends a datagram above the MTU and sets DF), ICMP echo reply
+ * (RFC 792), and UDP (RFC 768) on one port. It never looks inside the UDP
+ * payload.
+ *
+ * Checksums: RFC 1071 via rte_net helpers, in software unless the port
+ * offers the offload.
+ */
+#ifndef HC_NET_NET_H
+#define HC_NET_NET_H
+
+#include <stdint.h>
+
+#include <rte_ip.h>
+#include <rte_udp.h>
+#include <rte_mbuf.h>
+
+#include "arp.h"
+#include "clock.h"
+#include "port.h"
+
+/** Bytes of headers below the UDP payload: IPv4 (20) + UDP (8). */
+#define HC_NET_IP_UDP_HLEN (sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr))
+
+/** Time to live of the packets we send. */
+#define HC_NET_TTL 64
+
+/** Why a received frame was dropped. */
+enum hc_net_drop {
+	HC_NET_DROP_MALFORMED = 0, /**< too short, bad version/IHL/lengths */
+	HC_NET_DROP_CKSUM,         /**< IPv4 or UDP checksum wrong */
+	HC_NET_DROP_FRAGMENT,      /**< MF set or offset non-zero */
+	HC_NET_DROP_NOT_OURS,      /**< MAC, IP or UDP port not ours */
+	HC_NET_DROP_PROTO,         /**< EtherType or IP protocol not served */
+	HC_NET_DROP__MAX
+};
+
+struct hc_net_stats {
+	uint64_t rx_drops[HC_NET_DROP__MAX];
+	uint64_t arp_requests;      /**< requests sent */
+	uint64_t arp_replies;       /**< replies sent */
+	uint64_t icmp_echo_replies; /**< echo replies sent */
+	uint64_t tx_unresolved;     /**< datagrams dropped: no MAC yet */
+};
+
+/** Upcall for UDP datagrams to our port. The callee owns m; payload points
+ *  into it. src_ip in host byte order. */
+typedef void (*hc_net_udp_input_t)(void *ctx, uint32_t src_ip,
+				   struct rte_mbuf *m, const uint8_t *payload,
+				   uint16_t len);
+
+struct hc_net {
+	struct hc_port *port;
+	const struct hc_clock *clk;
+	uint32_t ip;                  /**< ours, host byte order */
+	uint16_t udp_port;            /**< ours, host byte order */
+	uint16_t ip_id;               /**< next IPv4 identification */
+	struct hc_arp_cache arp;
+	hc_net_udp_input_t udp_input;
+	void *udp_ctx;
+	struct hc_net_stats stats;
+};
+
+struct hc_net_conf {
+	uint32_t ip;             /**< host byte order */
+	uint16_t udp_port;
+	uint32_t arp_capacity;   /**< peers expected */
+	uint64_t arp_timeout_ns;
+	uint64_t arp_retry_ns;
+};
+
+/** @return 0, -HC_ERR_INVAL or -HC_ERR_NOMEM. */
+int hc_net_init(struct hc_net *net, struct hc_port *port,
+		const struct hc_clock *clk, const struct hc_net_conf *conf,
+		hc_net_udp_input_t udp_input, void *udp_ctx);
+void hc_net_free(struct hc_net *net);
+
+/** Process one received frame; consumes m. */
+void hc_net_input(struct hc_net *net, struct rte_mbuf *m);
+
+/**
+ * Send m, whose data is a UDP payload, from our port to dst_ip:udp_port.
+ * Prepends UDP, IPv4 (DF, ECT(0)) and Ethernet headers; m must have
+ * RTE_ETHER_HDR_LEN + HC_NET_IP_UDP_HLEN bytes of headroom. Consumes m.
+ * @return 0 (queued on the port), -HC_ERR_NOMEM (queue full) or
+ *         -HC_ERR_PEER_LOST (no MAC for dst_ip yet; a request went out).
+ */
+int hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, struct rte_mbuf *m);
+
+/** Largest UDP payload for the port's MTU, bytes. */
+static inline uint32_t
+hc_net_udp_payload_max(const struct hc_net *net)
+{
+	return net->port->mtu - HC_NET_IP_UDP_HLEN;
+}
+
+/** Send an ARP request for ip now (init-time resolution). */
+void hc_net_arp_request(struct hc_net *net, uint32_t ip);
+
+/**
+ * Check an IPv4 header of a frame of len bytes from the IP header on.
+ * Pure, for the input path and unit tests.
+ * @param verify_cksum  compute the header checksum (0 when the PMD did).
+ * @return -1 when fine, else the enum hc_net_drop reason.
+ */
+int hc_ipv4_check(const struct rte_ipv4_hdr *ip, uint32_t len,
+		  int verify_cksum);
+
+/** Fill a 20-byte IPv4 header (DF, ECT(0), TTL 64) with its checksum
+ *  when cksum is set (else 0, for offload). Addresses in host order. */
+void hc_ipv4_build(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst,
+		   uint8_t proto, uint16_t payload_len, uint16_t id, int cksum);
+
+#endif /* HC_NET_NET_H */

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Flows: set-up, membership (HELLO), teardown. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "hypercomm.h"
+#include "hct.h"
+#include "hct_internal.h"
+#include "log.h"
+
+int
+hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
+	 const struct hct_conf *conf, const struct hct_upcalls *up,
+	 void *up_ctx)
+{
+	uint32_t size, i, payload;
+
+	memset(t, 0, sizeof(*t));
+	if (net == NULL || conf == NULL || up == NULL || conf->nonce == 0 ||
+	    conf->window_pkts == 0 || conf->window_pkts > 4096 ||
+	    conf->rank >= conf->world_size)
+		return -HC_ERR_INVAL;
+	payload = hc_net_udp_payload_max(net);
+	if (payload < HCT_HDR_LEN + 64) {
+		HC_LOG(ERR, TRANSPORT, "MTU %u leaves no room for DATA",
+		       net->port->mtu);
+		return -HC_ERR_INVAL;
+	}
+	t->net = net;
+	t->clk = clk;
+	t->conf = *conf;
+	t->up = *up;
+	t->up_ctx = up_ctx;
+	/* A multiple of 8 so that every packet starts on an element of any
+	 * dtype (at most 8 bytes) when the message does. */
+	t->mss = (payload - HCT_HDR_LEN) & ~7u;
+	size = rte_align32pow2(conf->window_pkts);
+	t->mask = size - 1;
+	TAILQ_INIT(&t->txlist);
+	t->flows = calloc(conf->world_size, sizeof(*t->flows));
+	if (t->flows == NULL)
+		return -HC_ERR_NOMEM;
+	for (i = 0; i < conf->world_size; i++) {
+		struct hct_flow *f = &t->flows[i];
+
+		f->peer = i;
+		f->peer_ip = conf->peer_ip[i];
+		f->rto_ns = conf->rto_init_ns;
+		TAILQ_INIT(&f->msgs);
+		if (i == conf->rank)
+			continue;
+		f->slots = calloc(size, sizeof(*f->slots));
+		f->rcv_bits = calloc((size + 63) / 64, sizeof(uint64_t));
+		if (f->slots == NULL || f->rcv_bits == NULL) {
+			hct_free(t);
+			return -HC_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+void
+hct_free(struct hct *t)
+{
+	uint32_t i, j;
+
+	if (t->flows == NULL)
+		return;
+	for (i = 0; i < t->conf.world_size; i++) {
+		struct hct_flow *f = &t->flows[i];
+
+		if (f->slots != NULL)
+			for (j = 0; j <= t->mask; j++)
+				rte_pktmbuf_free(f->slots[j].m);
+		free(f->slots);
+		free(f->rcv_bits);
+	}
+	free(t->flows);
+	t->flows = NULL;
+}
+
+uint32_t
+hct_established(const struct hct *t)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < t->conf.world_size; i++)
+		n += t->flows[i].state == HCT_FLOW_ESTABLISHED;
+	return n;
+}
+
+int
+hct_drained(const struct hct *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->conf.world_size; i++) {
+		const struct hct_flow *f = &t->flows[i];
+
+		if (f->state == HCT_FLOW_LOST)
+			continue;
+		if (f->snd_una != f->snd_nxt || !TAILQ_EMPTY(&f->msgs))
+			return 0;
+	}
+	return 1;
+}
+
+void
+hct_cancel_msgs(struct hct *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->conf.world_size; i++) {
+		struct hct_flow *f = &t->flows[i];
+
+		TAILQ_INIT(&f->msgs);
+		if (f->in_txlist) {
+			TAILQ_REMOVE(&t->txlist, f, txlink);
+			f->in_txlist = 0;
+		}
+	}
+}
+
+/* Fill the header fields every packet to f's peer carries, including the
+ * cumulative ACK and SACK of what we received from it. */
+void
+hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
+		uint8_t type, uint64_t now)
+{
+	uint32_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->type = type;
+	p->job_id = t->conf.job_id;
+	p->src_nonce = t->conf.nonce;
+	p->dst_nonce = f->peer_nonce;
+	p->src_rank = (uint16_t)t->conf.rank;
+	p->dst_rank = (uint16_t)f->peer;
+	p->ts_ns = now;
+	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK)
+		return;
+	p->flags = HCT_F_ACK_VALID;
+	p->ack_psn = f->rcv_nxt;
+	for (i = 1; i <= HCT_SACK_BITS && i <= t->mask; i++) {
+		uint32_t psn = f->rcv_nxt + i;
+
+		if (hct_rx_bit(t, f, psn))
+			hct_sack_set(p->sack, f->rcv_nxt, psn);
+	}
+	p->ts_echo_ns = f->echo_ts_ns;
+	if (f->echo_ts_ns != 0)
+		p->host_delay_ns = (uint32_t)RTE_MIN(now - f->echo_arrival_ns,
+						     (uint64_t)UINT32_MAX);
+	f->rx_unacked = 0;
+	f->ack_now = 0;
+}
+
+/* Send a header-only packet. */
+int
+hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type)
+{
+	struct rte_mbuf *m = hc_port_alloc(t->net->port);
+	struct hct_pkt p;
+	void *h;
+
+	if (m == NULL)
+		return -HC_ERR_NOMEM;
+	hct_fill_common(t, f, &p, type, hc_clock_now(t->clk));
+	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
+	hct_hdr_encode(&p, h);
+	return hc_net_udp_send(t->net, f->peer_ip, m);
+}
+
+static void
+flow_lost(struct hct *t, struct hct_flow *f, const char *why)
+{
+	if (f->state == HCT_FLOW_LOST)
+		return;
+	HC_LOG(ERR, TRANSPORT, "peer rank %u lost: %s", f->peer, why);
+	f->state = HCT_FLOW_LOST;
+	TAILQ_INIT(&f->msgs);
+	if (f->in_txlist) {
+		TAILQ_REMOVE(&t->txlist, f, txlink);
+		f->in_txlist = 0;
+	}
+	t->up.peer_lost(t->up_ctx, f->peer);
+}
+
+void
+hct_flow_lost(struct hct *t, struct hct_flow *f, const char *why)
+{
+	flow_lost(t, f, why);
+}
+
+/* Membership packets and the nonce check of every other packet.
+ * @return 1 when p may be processed further. */
+int
+hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
+{
+	if (p->type == HCT_TYPE_HELLO || p->type == HCT_TYPE_HELLO_ACK) {
+		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce) {
+			/* A new incarnation of that rank: what we had with
+			 * the old one cannot continue. */
+			flow_lost(t, f, "it restarted (new nonce)");
+			return 0;
+		}
+		f->peer_nonce = p->src_nonce;
+		if (p->type == HCT_TYPE_HELLO)
+			hct_send_ctrl(t, f, HCT_TYPE_HELLO_ACK);
+		else if (p->dst_nonce == t->conf.nonce)
+			f->hello_acked = 1;
+	} else {
+		/* Anything else must name both incarnations; a peer that
+		 * sends it has seen our HELLO, which acknowledges it. */
+		if (p->dst_nonce != t->conf.nonce ||
+		    (f->peer_nonce != 0 && p->src_nonce != f->peer_nonce))
+			return 0;
+		f->peer_nonce = p->src_nonce;
+		f->hello_acked = 1;
+	}
+	if (f->state == HCT_FLOW_INIT && f->hello_acked && f->peer_nonce != 0)
+		f->state = HCT_FLOW_ESTABLISHED;
+	return f->state != HCT_FLOW_LOST;
+}
+
+uint32_t
+hct_hello_tick(struct hct *t, uint64_t now)
+{
+	uint32_t i, sent = 0;
+
+	for (i = 0; i < t->conf.world_size; i++) {
+		struct hct_flow *f = &t->flows[i];
+
+		if (i == t->conf.rank || f->hello_acked ||
+		    f->state == HCT_FLOW_LOST || now < f->next_hello_ns)
+			continue;
+		f->next_hello_ns = now + t->conf.hello_interval_ns;
+		if (hct_send_ctrl(t, f, HCT_TYPE_HELLO) == 0)
+			sent++;
+	}
+	return sent;
+}

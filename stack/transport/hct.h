@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * HCT v1, the reliable collective transport.
+ *
+ * One flow per peer rank (a single priority class in v1). Sender: PSNs
+ * from 0 per incarnation, a fixed window of window_pkts unacknowledged
+ * packets, each kept (mbuf reference) until cumulatively or selectively
+ * acknowledged. Retransmission on timeout with RTO per RFC 6298 (SRTT,
+ * RTTVAR, K = 4, alpha 1/8, beta 1/4; RTT samples from the echoed
+ * timestamp, so retransmissions give valid samples), a configured minimum
+ * and maximum, exponential backoff and a retry budget; plus a SACK-driven
+ * fast retransmit of a hole once 3 later packets are SACKed (RFC 6675's
+ * DupThresh). Receiver: cumulative ACK + 128-bit SACK bitmap, one ACK per
+ * flow per RX burst (or every ack_every DATA packets, or at once on a
+ * hole or a duplicate); duplicates are re-acknowledged and dropped, so the
+ * layer above sees every DATA packet exactly once.
+ *
+ * Membership: every rank draws a random nonce per incarnation. HELLO /
+ * HELLO_ACK exchange the nonces; DATA and ACK packets must carry the
+ * right pair, packets of another job, run or rank are dropped and counted.
+ *
+ * The transport knows nothing of collectives: a message is a byte range of
+ * a buffer with a descriptor (comm, sequence, signature, step, offset);
+ * it is cut into MSS-sized DATA packets, each saying where its payload
+ * belongs, and delivered upward packet by packet in any order.
+ *
+ * Driven by three inputs: hct_input() (a received packet), hct_tick()
+ * (the clock) and hct_send() (a request); sends go through stack/net only.
+ */
+#ifndef HC_TRANSPORT_HCT_H
+#define HC_TRANSPORT_HCT_H
+
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rte_mbuf.h>
+
+#include "clock.h"
+#include "hct_hdr.h"
+#include "net.h"
+
+/** Where a DATA payload belongs. */
+struct hct_data_desc {
+	uint32_t comm_id;
+	uint32_t coll_seq;
+	uint32_t sig;
+	uint16_t step;
+	uint64_t offset; /**< bytes into the destination buffer */
+	uint32_t length; /**< payload bytes */
+};
+
+/** A message queued by hct_send(): len bytes at src, destined for
+ *  desc.offset .. desc.offset + len of the peer's buffer. Owned by the
+ *  caller; must stay valid until msg_sent() is called for it. */
+struct hct_msg {
+	TAILQ_ENTRY(hct_msg) link;
+	const uint8_t *src;
+	uint64_t len;           /**< bytes */
+	uint64_t done;          /**< bytes already cut into packets */
+	struct hct_data_desc desc; /**< offset and length of the whole msg */
+	void *owner;            /**< for the caller */
+};
+TAILQ_HEAD(hct_msg_list, hct_msg);
+
+/** What the data upcall did with a packet. */
+enum hct_rx_verdict {
+	HCT_RX_CONSUMED, /**< used; the transport frees the mbuf */
+	HCT_RX_HELD,     /**< the upper layer keeps the mbuf and frees it */
+	HCT_RX_REJECT,   /**< no room now: not acknowledged, will come again */
+};
+
+struct hct_upcalls {
+	/** A new DATA packet from rank src; payload points into m. */
+	enum hct_rx_verdict (*data)(void *ctx, uint32_t src,
+				    const struct hct_data_desc *d,
+				    const uint8_t *payload, struct rte_mbuf *m);
+	/** msg is cut into packets entirely; its source may change now. */
+	void (*msg_sent)(void *ctx, struct hct_msg *msg);
+	/** Peer rank stopped answering (retry budget spent) or restarted. */
+	void (*peer_lost)(void *ctx, uint32_t rank);
+};
+
+struct hct_conf {
+	uint32_t job_id;
+	uint32_t rank;
+	uint32_t world_size;
+	const uint32_t *peer_ip;  /**< world_size addresses, host order */
+	uint32_t window_pkts;     /**< packets in flight per flow */
+	uint64_t rto_init_ns;
+	uint64_t rto_min_ns;
+	uint64_t rto_max_ns;
+	uint32_t retry_max;       /**< consecutive RTOs before peer lost */
+	uint32_t ack_every;       /**< DATA packets per ACK at most */
+	uint64_t hello_interval_ns;
+	uint32_t nonce;           /**< this incarnation, non-zero */
+};
+
+struct hct_slot {
+	struct rte_mbuf *m;  /**< saved packet, NULL once acknowledged */
+	uint64_t sent_ns;    /**< last transmission */
+	uint32_t xmits;      /**< transmissions so far */
+	uint32_t len;        /**< bytes of the HCT packet (header + payload) */
+	uint8_t sacked;
+};
+
+struct hct_flow_stats {
+	uint64_t data_tx;
+	uint64_t data_rx;
+	uint64_t retransmits_rto;
+	uint64_t retransmits_sack;
+	uint64_t rtos;
+	uint64_t dup_rx;
+	uint64_t acks_tx;
+};
+
+enum hct_flow_state {
+	HCT_FLOW_INIT,        /**< no nonce exchange yet */
+	HCT_FLOW_ESTABLISHED, /**< both nonces known and confirmed */
+	HCT_FLOW_LOST,        /**< retry budget spent or peer restarted */
+};
+
+struct hct_flow {
+	uint32_t peer;
+	uint32_t peer_ip;
+	uint32_t peer_nonce;     /**< 0 until learnt */
+	int hello_acked;         /**< the peer confirmed our nonce */
+	enum hct_flow_state state;
+	uint64_t next_hello_ns;
+	/* sender */
+	uint32_t snd_una;        /**< oldest unacknowledged PSN */
+	uint32_t snd_nxt;        /**< next new PSN */
+	struct hct_slot *slots;  /**< window, indexed psn & mask */
+	uint64_t srtt_ns;        /**< 0 until the first sample */
+	uint64_t rttvar_ns;
+	uint64_t rto_ns;         /**< current, with backoff */
+	uint64_t rto_deadline_ns; /**< 0: timer off */
+	uint32_t rto_retries;    /**< consecutive RTOs without progress */
+	struct hct_msg_list msgs;
+	int in_txlist;
+	TAILQ_ENTRY(hct_flow) txlink;
+	/* receiver */
+	uint32_t rcv_nxt;        /**< every PSN before it was received */
+	uint64_t *rcv_bits;      /**< window bitmap, indexed psn & mask */
+	uint32_t rx_unacked;     /**< DATA received since our last ACK */
+	int ack_now;
+	uint64_t echo_ts_ns;     /**< ts_ns of the last DATA received */
+	uint64_t echo_arrival_ns;
+	struct hct_flow_stats stats;
+};
+TAILQ_HEAD(hct_flow_list, hct_flow);
+
+struct hct_stats {
+	uint64_t stray_rx;    /**< wrong job, nonce, rank, window; malformed */
+	uint64_t rejected_rx; /**< DATA refused by the upper layer */
+};
+
+struct hct {
+	struct hc_net *net;
+	const struct hc_clock *clk;
+	struct hct_conf conf;
+	uint32_t mask;        /**< window slots - 1 */
+	uint32_t mss;         /**< DATA payload bytes per packet, multiple of 8 */
+	struct hct_flow *flows; /**< world_size; our own entry unused */
+	struct hct_flow_list txlist; /**< flows with queued messages */
+	struct hct_upcalls up;
+	void *up_ctx;
+	struct hct_stats stats;
+};
+
+/** @return 0, -HC_ERR_INVAL (window, MTU too small), -HC_ERR_NOMEM. */
+int hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
+	     const struct hct_conf *conf, const struct hct_upcalls *up,
+	     void *up_ctx);
+void hct_free(struct hct *t);
+
+/** UDP upcall of stack/net: one HCT packet; consumes m. */
+void hct_input(void *t, uint32_t src_ip, struct rte_mbuf *m,
+	       const uint8_t *payload, uint16_t len);
+
+/** Queue msg for peer. @return 0, -HC_ERR_INVAL, -HC_ERR_PEER_LOST. */
+int hct_send(struct hct *t, uint32_t peer, struct hct_msg *msg);
+
+/** Cut queued messages into packets while windows allow.
+ *  @return packets sent. */
+uint32_t hct_tx(struct hct *t);
+
+/** Send the ACKs that received DATA asks for. @return ACKs sent. */
+uint32_t hct_flush_acks(struct hct *t);
+
+/** Timers: RTOs, HELLOs. @return packets sent. */
+uint32_t hct_tick(struct hct *t);
+
+/** Peers with which the HELLO exchange is complete. */
+uint32_t hct_established(const struct hct *t);
+
+/** 1 when nothing is queued or unacknowledged on any flow. */
+int hct_drained(const struct hct *t);
+
+/** Forget every queued message for every peer (after a failure);
+ *  unacknowledged packets keep being retransmitted. */
+void hct_cancel_msgs(struct hct *t);
+
+/** The flow of a peer, or NULL. */
+static inline struct hct_flow *
+hct_flow(struct hct *t, uint32_t peer)
+{
+	return peer < t->conf.world_size && peer != t->conf.rank ?
+	       &t->flows[peer] : NULL;
+}
+
+#endif /* HC_TRANSPORT_HCT_H */

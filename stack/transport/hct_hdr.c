@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "hct_hdr.h"
+
+void
+hct_hdr_encode(const struct hct_pkt *p, void *buf)
+{
+	struct hct_wire_hdr w;
+
+	memset(&w, 0, sizeof(w));
+	w.version = HCT_VERSION;
+	w.type = p->type;
+	w.flags = p->flags;
+	w.prio = p->prio;
+	w.job_id = rte_cpu_to_be_32(p->job_id);
+	w.src_nonce = rte_cpu_to_be_32(p->src_nonce);
+	w.dst_nonce = rte_cpu_to_be_32(p->dst_nonce);
+	w.src_rank = rte_cpu_to_be_16(p->src_rank);
+	w.dst_rank = rte_cpu_to_be_16(p->dst_rank);
+	w.flow_id = rte_cpu_to_be_16(p->flow_id);
+	w.psn = rte_cpu_to_be_32(p->psn);
+	w.ack_psn = rte_cpu_to_be_32(p->ack_psn);
+	w.sack[0] = rte_cpu_to_be_64(p->sack[0]);
+	w.sack[1] = rte_cpu_to_be_64(p->sack[1]);
+	w.ts_ns = rte_cpu_to_be_64(p->ts_ns);
+	w.ts_echo_ns = rte_cpu_to_be_64(p->ts_echo_ns);
+	w.host_delay_ns = rte_cpu_to_be_32(p->host_delay_ns);
+	w.comm_id = rte_cpu_to_be_32(p->comm_id);
+	w.coll_seq = rte_cpu_to_be_32(p->coll_seq);
+	w.sig = rte_cpu_to_be_32(p->sig);
+	w.step = rte_cpu_to_be_16(p->step);
+	w.length = rte_cpu_to_be_32(p->length);
+	w.offset = rte_cpu_to_be_64(p->offset);
+	memcpy(buf, &w, sizeof(w));
+}
+
+int
+hct_hdr_decode(const void *buf, uint32_t len, struct hct_pkt *p)
+{
+	struct hct_wire_hdr w;
+
+	if (len < sizeof(w))
+		return -1;
+	memcpy(&w, buf, sizeof(w));
+	if (w.version != HCT_VERSION || w.type == 0 || w.type >= HCT_TYPE__MAX)
+		return -1;
+	p->type = w.type;
+	p->flags = w.flags;
+	p->prio = w.prio;
+	p->job_id = rte_be_to_cpu_32(w.job_id);
+	p->src_nonce = rte_be_to_cpu_32(w.src_nonce);
+	p->dst_nonce = rte_be_to_cpu_32(w.dst_nonce);
+	p->src_rank = rte_be_to_cpu_16(w.src_rank);
+	p->dst_rank = rte_be_to_cpu_16(w.dst_rank);
+	p->flow_id = rte_be_to_cpu_16(w.flow_id);
+	p->psn = rte_be_to_cpu_32(w.psn);
+	p->ack_psn = rte_be_to_cpu_32(w.ack_psn);
+	p->sack[0] = rte_be_to_cpu_64(w.sack[0]);
+	p->sack[1] = rte_be_to_cpu_64(w.sack[1]);
+	p->ts_ns = rte_be_to_cpu_64(w.ts_ns);
+	p->ts_echo_ns = rte_be_to_cpu_64(w.ts_echo_ns);
+	p->host_delay_ns = rte_be_to_cpu_32(w.host_delay_ns);
+	p->comm_id = rte_be_to_cpu_32(w.comm_id);
+	p->coll_seq = rte_be_to_cpu_32(w.coll_seq);
+	p->sig = rte_be_to_cpu_32(w.sig);
+	p->step = rte_be_to_cpu_16(w.step);
+	p->length = rte_be_to_cpu_32(w.length);
+	p->offset = rte_be_to_cpu_64(w.offset);
+	if (p->type == HCT_TYPE_DATA ? p->length != len - sizeof(w)
+				     : len != sizeof(w))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * HCT wire header, version 1: the first bytes of every UDP payload on
+ * [net] udp_port (default 51966). Defined once here; every multi-byte field
+ * is in network byte order on the wire. Code never reads the wire struct
+ * directly: hct_hdr_encode()/hct_hdr_decode() convert to and from the
+ * host-order struct hct_pkt.
+ *
+ * Layout (104 bytes, no padding; offsets in bytes):
+ *   0 version(1) type(1) flags(1) prio(1)
+ *   4 job_id(4)           8 src_nonce(4)       12 dst_nonce(4)
+ *  16 src_rank(2) dst_rank(2)                  20 flow_id(2) rsvd(2)
+ *  24 psn(4)             28 ack_psn(4)         32 sack[2](16)
+ *  48 ts_ns(8)           56 ts_echo_ns(8)      64 host_delay_ns(4)
+ *  68 comm_id(4)         72 coll_seq(4)        76 sig(4)
+ *  80 step(2) rsvd(2)    84 length(4)          88 offset(8)  96 rsvd(8)
+ * A DATA packet's payload (length bytes) follows the header.
+ */
+#ifndef HC_TRANSPORT_HCT_HDR_H
+#define HC_TRANSPORT_HCT_HDR_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#define HCT_VERSION 1
+
+/** Packet types. */
+enum hct_type {
+	HCT_TYPE_DATA = 1,      /**< payload for a collective step */
+	HCT_TYPE_ACK = 2,       /**< cumulative ACK + SACK, no payload */
+	HCT_TYPE_NACK = 3,      /**< reserved for receiver-driven loss reports */
+	HCT_TYPE_HELLO = 4,     /**< "I am rank src with nonce src_nonce" */
+	HCT_TYPE_HELLO_ACK = 5, /**< answer to HELLO, dst_nonce = its nonce */
+	HCT_TYPE_ABORT = 6,     /**< reserved: communicator aborted */
+	HCT_TYPE__MAX
+};
+
+/** flags */
+#define HCT_F_ACK_VALID 0x01 /**< ack_psn/sack/ts_echo carry information */
+
+/** SACK bitmap width: bit i (word i / 64, bit i % 64) = PSN ack_psn+1+i. */
+#define HCT_SACK_BITS 128
+
+/** Wire image. Only for sizeof and offsetof; use encode/decode. */
+struct hct_wire_hdr {
+	uint8_t version;
+	uint8_t type;
+	uint8_t flags;
+	uint8_t prio;
+	rte_be32_t job_id;
+	rte_be32_t src_nonce;
+	rte_be32_t dst_nonce;
+	rte_be16_t src_rank;
+	rte_be16_t dst_rank;
+	rte_be16_t flow_id;
+	rte_be16_t rsvd0;
+	rte_be32_t psn;
+	rte_be32_t ack_psn;
+	rte_be64_t sack[2];
+	rte_be64_t ts_ns;
+	rte_be64_t ts_echo_ns;
+	rte_be32_t host_delay_ns;
+	rte_be32_t comm_id;
+	rte_be32_t coll_seq;
+	rte_be32_t sig;
+	rte_be16_t step;
+	rte_be16_t rsvd1;
+	rte_be32_t length;
+	rte_be64_t offset;
+	rte_be64_t rsvd2;
+} __rte_packed;
+
+#define HCT_HDR_LEN 104
+_Static_assert(sizeof(struct hct_wire_hdr) == HCT_HDR_LEN,
+	       "HCT header must be 104 bytes");
+_Static_assert(offsetof(struct hct_wire_hdr, psn) == 24, "psn at 24");
+_Static_assert(offsetof(struct hct_wire_hdr, ts_ns) == 48, "ts at 48");
+_Static_assert(offsetof(struct hct_wire_hdr, comm_id) == 68, "comm at 68");
+_Static_assert(offsetof(struct hct_wire_hdr, offset) == 88, "offset at 88");
+
+/** Host-order view of a header. */
+struct hct_pkt {
+	uint8_t type;
+	uint8_t flags;
+	uint8_t prio;
+	uint32_t job_id;
+	uint32_t src_nonce;
+	uint32_t dst_nonce;
+	uint16_t src_rank;
+	uint16_t dst_rank;
+	uint16_t flow_id;
+	uint32_t psn;
+	uint32_t ack_psn;
+	uint64_t sack[2];
+	uint64_t ts_ns;         /**< sender's clock at transmission, ns */
+	uint64_t ts_echo_ns;    /**< ts_ns of the packet being acknowledged */
+	uint32_t host_delay_ns; /**< receiver's delay from that packet's
+	                         *   arrival to this packet's send, ns */
+	uint32_t comm_id;
+	uint32_t coll_seq;      /**< collective sequence number in comm */
+	uint32_t sig;           /**< signature of the collective's arguments */
+	uint16_t step;          /**< algorithm step */
+	uint32_t length;        /**< payload bytes (DATA) */
+	uint64_t offset;        /**< byte offset of the payload in the
+	                         *   destination buffer (DATA) */
+};
+
+/** Write p as a wire header into buf (HCT_HDR_LEN bytes, any alignment). */
+void hct_hdr_encode(const struct hct_pkt *p, void *buf);
+
+/**
+ * Parse a header from buf of len bytes (header plus payload).
+ * @return 0, or -1 when short, of another version, of an unknown type, or
+ *         when a DATA length disagrees with len.
+ */
+int hct_hdr_decode(const void *buf, uint32_t len, struct hct_pkt *p);
+
+#endif /* HC_TRANSPORT_HCT_HDR_H */

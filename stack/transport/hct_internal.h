@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Shared between the transport's files; not part of its interface. */
+#ifndef HC_TRANSPORT_HCT_INTERNAL_H
+#define HC_TRANSPORT_HCT_INTERNAL_H
+
+#include "hct.h"
+#include "psn.h"
+
+static inline int
+hct_rx_bit(const struct hct *t, const struct hct_flow *f, uint32_t psn)
+{
+	uint32_t i = psn & t->mask;
+
+	return (f->rcv_bits[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void
+hct_rx_bit_set(const struct hct *t, struct hct_flow *f, uint32_t psn,
+	       int on)
+{
+	uint32_t i = psn & t->mask;
+
+	if (on)
+		f->rcv_bits[i >> 6] |= 1ULL << (i & 63);
+	else
+		f->rcv_bits[i >> 6] &= ~(1ULL << (i & 63));
+}
+
+void hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
+		     uint8_t type, uint64_t now);
+int hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type);
+int hct_membership(struct hct *t, struct hct_flow *f,
+		   const struct hct_pkt *p);
+uint32_t hct_hello_tick(struct hct *t, uint64_t now);
+void hct_flow_lost(struct hct *t, struct hct_flow *f, const char *why);
+void hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
+		uint64_t now);
+
+int hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn,
+		   uint64_t now);
+
+#endif

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Receive path: demultiplex, DATA acceptance, ACK/SACK processing. */
+#include <rte_common.h>
+
+#include "hypercomm.h"
+#include "hct.h"
+#include "hct_internal.h"
+#include "log.h"
+
+/* RFC 6298 section 2: SRTT, RTTVAR and RTO from one RTT sample. */
+static void
+rtt_sample(struct hct *t, struct hct_flow *f, uint64_t rtt)
+{
+	if (f->srtt_ns == 0) {
+		f->srtt_ns = rtt;
+		f->rttvar_ns = rtt / 2;
+	} else {
+		uint64_t err = rtt > f->srtt_ns ? rtt - f->srtt_ns
+						: f->srtt_ns - rtt;
+
+		f->rttvar_ns = (3 * f->rttvar_ns + err) / 4; /* beta 1/4 */
+		f->srtt_ns = (7 * f->srtt_ns + rtt) / 8;      /* alpha 1/8 */
+	}
+	f->rto_ns = RTE_MAX(f->srtt_ns + 4 * f->rttvar_ns, t->conf.rto_min_ns);
+	f->rto_ns = RTE_MIN(f->rto_ns, t->conf.rto_max_ns);
+}
+
+static void
+release(struct hct_slot *s)
+{
+	rte_pktmbuf_free(s->m);
+	s->m = NULL;
+}
+
+/* Retransmit holes below the highest SACKed PSN that have at least
+ * DUPTHRESH SACKed packets above them and were not sent within the
+ * last SRTT (RFC 6675 section 5, simplified to one pass per ACK). */
+#define HCT_DUPTHRESH 3
+
+static void
+sack_recovery(struct hct *t, struct hct_flow *f, uint64_t now)
+{
+	uint32_t psn, above = 0;
+	uint64_t guard = f->srtt_ns != 0 ? f->srtt_ns : t->conf.rto_min_ns;
+
+	for (psn = f->snd_nxt; psn != f->snd_una;) {
+		struct hct_slot *s;
+
+		psn--;
+		s = &f->slots[psn & t->mask];
+		if (s->sacked) {
+			above++;
+			continue;
+		}
+		if (above >= HCT_DUPTHRESH && s->m != NULL &&
+		    now - s->sent_ns > guard) {
+			if (hct_retransmit(t, f, psn, now) == 0)
+				f->stats.retransmits_sack++;
+		}
+	}
+}
+
+void
+hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
+	   uint64_t now)
+{
+	uint32_t ack = p->ack_psn, psn;
+	int sacked_any = 0;
+
+	if (!(p->flags & HCT_F_ACK_VALID))
+		return;
+	if (hct_psn_lt(f->snd_nxt, ack)) {
+		t->stats.stray_rx++; /* acknowledges what we never sent */
+		return;
+	}
+	if (p->ts_echo_ns != 0 && p->ts_echo_ns <= now) {
+		uint64_t rtt = now - p->ts_echo_ns;
+
+		rtt = rtt > p->host_delay_ns ? rtt - p->host_delay_ns : rtt;
+		if (hct_psn_lt(f->snd_una, ack))
+			rtt_sample(t, f, rtt);
+	}
+	if (hct_psn_lt(f->snd_una, ack)) {
+		for (psn = f->snd_una; psn != ack; psn++) {
+			struct hct_slot *s = &f->slots[psn & t->mask];
+
+			release(s);
+			s->sacked = 0;
+		}
+		f->snd_una = ack;
+		f->rto_retries = 0;
+		/* RFC 6298 5.3: restart the timer on new data acknowledged. */
+		f->rto_deadline_ns = f->snd_una == f->snd_nxt ? 0
+							     : now + f->rto_ns;
+	}
+	for (psn = ack + 1; hct_psn_lt(psn, f->snd_nxt) &&
+	     psn - ack <= HCT_SACK_BITS; psn++) {
+		struct hct_slot *s = &f->slots[psn & t->mask];
+
+		if (!s->sacked && hct_sack_has(p->sack, ack, psn)) {
+			s->sacked = 1;
+			release(s);
+			sacked_any = 1;
+		}
+	}
+	if (sacked_any)
+		sack_recovery(t, f, now);
+}
+
+static void
+data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
+	   const uint8_t *payload, struct rte_mbuf *m, uint64_t now)
+{
+	struct hct_data_desc d;
+	enum hct_rx_verdict v;
+	uint32_t psn = p->psn;
+
+	if (hct_psn_lt(psn, f->rcv_nxt) || hct_rx_bit(t, f, psn)) {
+		f->stats.dup_rx++;
+		f->ack_now = 1; /* the ACK that would have stopped it was lost */
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (psn - f->rcv_nxt > t->mask) {
+		t->stats.stray_rx++; /* beyond any window the peer may use */
+		rte_pktmbuf_free(m);
+		return;
+	}
+	d.comm_id = p->comm_id;
+	d.coll_seq = p->coll_seq;
+	d.sig = p->sig;
+	d.step = p->step;
+	d.offset = p->offset;
+	d.length = p->length;
+	v = t->up.data(t->up_ctx, f->peer, &d, payload, m);
+	if (v == HCT_RX_REJECT) {
+		t->stats.rejected_rx++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (v == HCT_RX_CONSUMED)
+		rte_pktmbuf_free(m);
+	f->stats.data_rx++;
+	if (psn != f->rcv_nxt)
+		f->ack_now = 1; /* a hole: tell the sender at once */
+	hct_rx_bit_set(t, f, psn, 1);
+	while (hct_rx_bit(t, f, f->rcv_nxt)) {
+		hct_rx_bit_set(t, f, f->rcv_nxt, 0);
+		f->rcv_nxt++;
+	}
+	f->echo_ts_ns = p->ts_ns;
+	f->echo_arrival_ns = now;
+	if (++f->rx_unacked >= t->conf.ack_every)
+		f->ack_now = 1;
+}
+
+void
+hct_input(void *arg, uint32_t src_ip, struct rte_mbuf *m,
+	  const uint8_t *payload, uint16_t len)
+{
+	struct hct *t = arg;
+	struct hct_flow *f;
+	struct hct_pkt p;
+	uint64_t now;
+
+	if (hct_hdr_decode(payload, len, &p) != 0 ||
+	    p.job_id != t->conf.job_id || p.dst_rank != t->conf.rank ||
+	    (f = hct_flow(t, p.src_rank)) == NULL || f->peer_ip != src_ip ||
+	    !hct_membership(t, f, &p)) {
+		t->stats.stray_rx++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	now = hc_clock_now(t->clk);
+	switch (p.type) {
+	case HCT_TYPE_DATA:
+		hct_on_ack(t, f, &p, now);
+		data_input(t, f, &p, payload + HCT_HDR_LEN, m, now);
+		return;
+	case HCT_TYPE_ACK:
+		hct_on_ack(t, f, &p, now);
+		break;
+	default:
+		break;
+	}
+	rte_pktmbuf_free(m);
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Send path: cutting messages into DATA packets, retransmission, timers,
+ * ACKs. */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+
+#include "hypercomm.h"
+#include "hct.h"
+#include "hct_internal.h"
+#include "log.h"
+
+/* DATA packets cut per flow per hct_tx() call, so that a large window
+ * does not keep the engine from reading its RX ring for long. */
+#define HCT_TX_BUDGET 64
+/* Packets retransmitted per RTO at most. */
+#define HCT_RTO_BUDGET 64
+
+int
+hct_send(struct hct *t, uint32_t peer, struct hct_msg *msg)
+{
+	struct hct_flow *f = hct_flow(t, peer);
+
+	if (f == NULL || msg == NULL || msg->len == 0)
+		return -HC_ERR_INVAL;
+	if (f->state == HCT_FLOW_LOST)
+		return -HC_ERR_PEER_LOST;
+	msg->done = 0;
+	TAILQ_INSERT_TAIL(&f->msgs, msg, link);
+	if (!f->in_txlist) {
+		TAILQ_INSERT_TAIL(&t->txlist, f, txlink);
+		f->in_txlist = 1;
+	}
+	return 0;
+}
+
+/* Put the transmission time into a saved packet's copy (offset 48). */
+static void
+stamp(uint8_t *hdr, uint64_t now)
+{
+	rte_be64_t ts = rte_cpu_to_be_64(now);
+
+	memcpy(hdr + offsetof(struct hct_wire_hdr, ts_ns), &ts, sizeof(ts));
+}
+
+int
+hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
+{
+	struct hct_slot *s = &f->slots[psn & t->mask];
+	struct rte_mbuf *c;
+	uint32_t plen, off;
+
+	if (s->m == NULL)
+		return -HC_ERR_INVAL;
+	/* The saved mbuf may carry the Ethernet/IP/UDP headers of its first
+	 * transmission: copy only the HCT packet, stack/net adds fresh ones. */
+	plen = s->len;
+	off = s->m->pkt_len - plen;
+	c = rte_pktmbuf_copy(s->m, t->net->port->pool, off, plen);
+	if (c == NULL)
+		return -HC_ERR_NOMEM;
+	stamp(rte_pktmbuf_mtod(c, uint8_t *), now);
+	s->sent_ns = now;
+	s->xmits++;
+	return hc_net_udp_send(t->net, f->peer_ip, c);
+}
+
+/* Cut the next packet of the head message of f. */
+static int
+send_one(struct hct *t, struct hct_flow *f, uint64_t now)
+{
+	struct hct_msg *msg = TAILQ_FIRST(&f->msgs);
+	uint32_t len = (uint32_t)RTE_MIN((uint64_t)t->mss, msg->len - msg->done);
+	struct hct_slot *s = &f->slots[f->snd_nxt & t->mask];
+	struct rte_mbuf *m = hc_port_alloc(t->net->port);
+	struct hct_pkt p;
+	uint8_t *h;
+
+	if (m == NULL)
+		return -HC_ERR_NOMEM;
+	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN + len);
+	if (h == NULL) {
+		rte_pktmbuf_free(m);
+		return -HC_ERR_NOMEM;
+	}
+	hct_fill_common(t, f, &p, HCT_TYPE_DATA, now);
+	p.psn = f->snd_nxt;
+	p.comm_id = msg->desc.comm_id;
+	p.coll_seq = msg->desc.coll_seq;
+	p.sig = msg->desc.sig;
+	p.step = msg->desc.step;
+	p.offset = msg->desc.offset + msg->done;
+	p.length = len;
+	hct_hdr_encode(&p, h);
+	memcpy(h + HCT_HDR_LEN, msg->src + msg->done, len);
+	/* Remember the HCT packet's length: stack/net prepends its headers
+	 * in this same mbuf, which we keep for retransmission. */
+	s->len = HCT_HDR_LEN + len;
+	s->m = m;
+	s->sent_ns = now;
+	s->xmits = 1;
+	s->sacked = 0;
+	rte_mbuf_refcnt_update(m, 1);
+	f->snd_nxt++;
+	msg->done += len;
+	f->stats.data_tx++;
+	if (f->rto_deadline_ns == 0)
+		f->rto_deadline_ns = now + f->rto_ns;
+	hc_net_udp_send(t->net, f->peer_ip, m);
+	if (msg->done == msg->len) {
+		TAILQ_REMOVE(&f->msgs, msg, link);
+		t->up.msg_sent(t->up_ctx, msg);
+	}
+	return 0;
+}
+
+uint32_t
+hct_tx(struct hct *t)
+{
+	struct hct_flow *f, *next;
+	uint32_t sent = 0;
+	uint64_t now = hc_clock_now(t->clk);
+
+	for (f = TAILQ_FIRST(&t->txlist); f != NULL; f = next) {
+		uint32_t budget = HCT_TX_BUDGET;
+
+		next = TAILQ_NEXT(f, txlink);
+		while (budget > 0 && !TAILQ_EMPTY(&f->msgs) &&
+		       f->snd_nxt - f->snd_una < t->conf.window_pkts &&
+		       send_one(t, f, now) == 0) {
+			budget--;
+			sent++;
+		}
+		if (TAILQ_EMPTY(&f->msgs)) {
+			TAILQ_REMOVE(&t->txlist, f, txlink);
+			f->in_txlist = 0;
+		}
+	}
+	return sent;
+}
+
+/* RFC 6298 5.4-5.7: retransmit, back off, restart the timer; after
+ * retry_max consecutive timeouts the peer is lost. Every unSACKed packet
+ * still in flight is sent again (up to HCT_RTO_BUDGET): after a timeout
+ * nothing in the window is known to be on its way. */
+static uint32_t
+rto_fire(struct hct *t, struct hct_flow *f, uint64_t now)
+{
+	uint32_t psn, sent = 0;
+
+	f->stats.rtos++;
+	if (++f->rto_retries > t->conf.retry_max) {
+		hct_flow_lost(t, f, "retry budget spent");
+		f->rto_deadline_ns = 0;
+		return 0;
+	}
+	for (psn = f->snd_una; psn != f->snd_nxt && sent < HCT_RTO_BUDGET;
+	     psn++) {
+		struct hct_slot *s = &f->slots[psn & t->mask];
+
+		if (s->sacked || s->m == NULL)
+			continue;
+		if (hct_retransmit(t, f, psn, now) == 0) {
+			f->stats.retransmits_rto++;
+			sent++;
+		}
+	}
+	f->rto_ns = RTE_MIN(f->rto_ns * 2, t->conf.rto_max_ns);
+	f->rto_deadline_ns = now + f->rto_ns;
+	return sent;
+}
+
+uint32_t
+hct_tick(struct hct *t)
+{
+	uint64_t now = hc_clock_now(t->clk);
+	uint32_t i, sent = hct_hello_tick(t, now);
+
+	for (i = 0; i < t->conf.world_size; i++) {
+		struct hct_flow *f = &t->flows[i];
+
+		if (f->rto_deadline_ns != 0 && now >= f->rto_deadline_ns &&
+		    f->state != HCT_FLOW_LOST)
+			sent += rto_fire(t, f, now);
+	}
+	return sent;
+}
+
+uint32_t
+hct_flush_acks(struct hct *t)
+{
+	uint32_t i, sent = 0;
+
+	for (i = 0; i < t->conf.world_size; i++) {
+		struct hct_flow *f = &t->flows[i];
+
+		if ((f->rx_unacked == 0 && !f->ack_now) ||
+		    f->state == HCT_FLOW_LOST)
+			continue;
+		if (hct_send_ctrl(t, f, HCT_TYPE_ACK) == 0) {
+			f->stats.acks_tx++;
+			sent++;
+		}
+	}
+	return sent;
+}
