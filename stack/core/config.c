@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -40,8 +41,9 @@ static const struct num_key num_keys[] = {
 	{ "transport", "ack_every", F(ack_every), 16, 1, 1024 },
 	{ "coll", "slice_bytes", F(slice_bytes), 262144, 1024, 1u << 30 },
 	{ "coll", "unexpected_max", F(unexpected_max), 2048, 16, 1u << 20 },
-	{ "engine", "idle_spin", F(idle_spin), 256, 0, 1u << 30 },
-	{ "engine", "idle_sleep_us", F(idle_sleep_us), 20, 1, 1000000 },
+	{ "engine", "idle_spin", F(idle_spin), 64, 0, 1u << 30 },
+	{ "engine", "idle_yield_us", F(idle_yield_us), 2000, 0, 10000000 },
+	{ "engine", "idle_sleep_us", F(idle_sleep_us), 50, 1, 1000000 },
 	{ "engine", "init_timeout_ms", F(init_timeout_ms), 10000, 10, 3600000 },
 	{ "engine", "op_timeout_ms", F(op_timeout_ms), 60000, 10, 86400000 },
 	{ "engine", "drain_timeout_ms", F(drain_timeout_ms), 1000, 0, 600000 },
@@ -104,9 +106,18 @@ found:
 	return lineno;
 }
 
+/* Line of the key, else of its section (for a missing key). */
+static int
+cfg_line(const char *path, const char *section, const char *key)
+{
+	int line = key != NULL ? find_line(path, section, key) : 0;
+
+	return line != 0 ? line : find_line(path, section, NULL);
+}
+
 #define CFG_ERR(cfg, sec, key, fmt, ...)                                     \
 	HC_LOG(ERR, CORE, "%s:%d: [%s]%s%s: " fmt, (cfg)->path,              \
-	       find_line((cfg)->path, (sec), (key)), (sec),                  \
+	       cfg_line((cfg)->path, (sec), (key)), (sec),                   \
 	       (key) != NULL ? " " : "", (key) != NULL ? (key) : "",         \
 	       ##__VA_ARGS__)
 
@@ -116,10 +127,16 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (s == NULL || *s == '\0' || *s == '-')
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
 		return -1;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	/* Decimal, or hexadecimal with 0x; never octal (010 is ten). */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		v = strtoull(s + 2, &end, 16);
+	else
+		v = strtoull(s, &end, 10);
+	if (end == s + 2 && s[0] == '0')
+		return -1;
 	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
 		return -1;
 	*out = v;
@@ -341,6 +358,50 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 	return bad;
 }
 
+/* Every [rank.X] must name a rank: X a plain decimal below world_size. */
+static int
+check_rank_sections(struct hc_config *cfg, struct rte_cfgfile *file)
+{
+	int cap = rte_cfgfile_num_sections(file, NULL, 0), nsec = cap;
+	char **names;
+	int s, bad = 0;
+
+	if (nsec <= 0)
+		return 0;
+	names = calloc(nsec, sizeof(*names));
+	if (names == NULL)
+		return 1;
+	for (s = 0; s < nsec; s++)
+		if ((names[s] = malloc(CFG_NAME_LEN)) == NULL)
+			bad = 1;
+	if (bad == 0) {
+		nsec = rte_cfgfile_sections(file, names, nsec);
+		for (s = 0; s < nsec; s++) {
+			const char *x = names[s] + 5;
+			uint64_t r;
+
+			if (strncmp(names[s], "rank.", 5) != 0)
+				continue;
+			/* "rank.01" or "rank.0x1" would be a second name
+			 * for a rank: only canonical decimal is accepted. */
+			if ((x[0] == '0' && x[1] != '\0') ||
+			    parse_u64(x, 0, UINT32_MAX, &r) != 0) {
+				CFG_ERR(cfg, names[s], NULL, "'%s' is not a rank "
+					"number", x);
+				bad++;
+			} else if (r >= cfg->world_size) {
+				CFG_ERR(cfg, names[s], NULL, "rank %" PRIu64
+					" >= world_size %u", r, cfg->world_size);
+				bad++;
+			}
+		}
+	}
+	for (s = 0; s < cap; s++)
+		free(names[s]);
+	free(names);
+	return bad;
+}
+
 static int
 load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 {
@@ -400,14 +461,7 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 			strcpy(rc->port, v);
 		}
 	}
-	for (r = cfg->world_size; r < cfg->world_size + 64; r++) {
-		snprintf(sec, sizeof(sec), "rank.%u", r);
-		if (rte_cfgfile_has_section(file, sec)) {
-			CFG_ERR(cfg, sec, NULL, "rank %u >= world_size %u", r,
-				cfg->world_size);
-			bad++;
-		}
-	}
+	bad += check_rank_sections(cfg, file);
 	if (bad)
 		return bad;
 	for (r = 0; r < cfg->world_size; r++)

@@ -23,7 +23,8 @@ enum hc_idle_mode {
 	HC_IDLE_BUSY,  /**< spin: lowest latency, one core per rank */
 	HC_IDLE_PAUSE, /**< spin with rte_pause() */
 	HC_IDLE_YIELD, /**< sched_yield() after a short spin */
-	HC_IDLE_SLEEP, /**< nanosleep(idle_sleep_us) after a short spin */
+	HC_IDLE_SLEEP, /**< spin, then yield for idle_yield_us, then
+	                *   nanosleep(idle_sleep_us) (default) */
 };
 
 struct hc_rank_conf {
@@ -51,6 +52,7 @@ struct hc_config {
 	uint32_t unexpected_max;  /**< [coll] unexpected_max, packets held */
 	enum hc_idle_mode idle;   /**< [engine] idle */
 	uint32_t idle_spin;       /**< [engine] idle_spin, empty polls */
+	uint32_t idle_yield_us;   /**< [engine] idle_yield_us */
 	uint32_t idle_sleep_us;   /**< [engine] idle_sleep_us */
 	uint32_t init_timeout_ms; /**< [engine] init_timeout_ms */
 	uint32_t op_timeout_ms;   /**< [engine] op_timeout_ms */

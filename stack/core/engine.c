@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ void
 hc_engine_idle(struct hc_ctx *ctx, uint32_t work)
 {
 	struct timespec ts;
+	uint64_t now;
 
 	if (work != 0) {
 		ctx->idle_polls = 0;
@@ -44,23 +46,26 @@ hc_engine_idle(struct hc_ctx *ctx, uint32_t work)
 	}
 	if (ctx->cfg.idle == HC_IDLE_BUSY)
 		return;
-	if (++ctx->idle_polls <= ctx->cfg.idle_spin) {
+	if (++ctx->idle_polls <= ctx->cfg.idle_spin ||
+	    ctx->cfg.idle == HC_IDLE_PAUSE) {
 		rte_pause();
 		return;
 	}
-	switch (ctx->cfg.idle) {
-	case HC_IDLE_YIELD:
+	now = hc_clock_now(&ctx->clk);
+	if (ctx->idle_polls == ctx->cfg.idle_spin + 1)
+		ctx->idle_since_ns = now;
+	/* Yield first: on a shared core it hands the CPU to a peer rank (or
+	 * to the kernel's packet processing) and returns at once otherwise.
+	 * Sleep only after idle_yield_us without work, so that a rank that
+	 * waits for a slow or dead peer does not keep a core busy. */
+	if (ctx->cfg.idle == HC_IDLE_YIELD ||
+	    now - ctx->idle_since_ns < ctx->cfg.idle_yield_us * HC_NS_PER_US) {
 		sched_yield();
-		break;
-	case HC_IDLE_SLEEP:
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)ctx->cfg.idle_sleep_us * 1000;
-		nanosleep(&ts, NULL);
-		break;
-	default:
-		rte_pause();
-		break;
+		return;
 	}
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)ctx->cfg.idle_sleep_us * 1000;
+	nanosleep(&ts, NULL);
 }
 
 /* Fault-injector classifier: the HCT packet type of a frame we send. */
@@ -312,6 +317,23 @@ fail:
 	return rc;
 }
 
+static void
+log_stats(struct hc_ctx *ctx)
+{
+	struct hc_stats s;
+
+	hc_stats_get(ctx, &s);
+	HC_LOG(INFO, CORE, "rank %u: port rx %" PRIu64 " tx %" PRIu64
+	       " txdrop %" PRIu64 " faultdrop %" PRIu64 "; net rxdrop %" PRIu64
+	       "; hct data tx %" PRIu64 " rx %" PRIu64 " retx %" PRIu64
+	       " rto %" PRIu64 " dup %" PRIu64 " acks %" PRIu64 " stray %" PRIu64
+	       "; coll unexpected %" PRIu64 " rejected %" PRIu64, ctx->rank,
+	       s.port_rx_pkts, s.port_tx_pkts, s.port_tx_drops, s.fault_drops,
+	       s.net_rx_drops, s.hct_data_tx, s.hct_data_rx, s.hct_retransmits,
+	       s.hct_rtos, s.hct_dup_rx, s.hct_acks_tx, s.hct_stray_rx,
+	       ctx->coll.stats.unexpected_held, ctx->hct.stats.rejected_rx);
+}
+
 int
 hc_finalize(struct hc_ctx *ctx)
 {
@@ -320,6 +342,7 @@ hc_finalize(struct hc_ctx *ctx)
 
 	if (ctx == NULL)
 		return 0;
+	log_stats(ctx);
 	now = hc_clock_now(&ctx->clk);
 	deadline = now + ctx->cfg.drain_timeout_ms * HC_NS_PER_MS;
 	while (!hct_drained(&ctx->hct)) {

@@ -31,6 +31,7 @@ struct hc_ctx {
 	struct hc_comm world;
 	uint32_t *peer_ip;   /**< world_size addresses, host order */
 	uint32_t idle_polls; /**< consecutive polls without work */
+	uint64_t idle_since_ns; /**< when the spin phase of this idle ended */
 	int port_open;
 	int net_up;
 	int hct_up;

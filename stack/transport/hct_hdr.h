@@ -20,8 +20,10 @@
 #ifndef HC_TRANSPORT_HCT_HDR_H
 #define HC_TRANSPORT_HCT_HDR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 
 #define HCT_VERSION 1

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The cluster file loader: a valid file with its defaults and overrides,
+ * and one test per kind of error. Every file is a temporary file under
+ * /tmp, removed after loading; what hc_config_load() logs is captured
+ * (rte_openlog_stream into a memory stream) so that each error test also
+ * checks the reason and the line it reports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+#include <rte_ether.h>
+#include <rte_log.h>
+
+#include "hypercomm.h"
+#include "config.h"
+#include "suites.h"
+
+/* Lines 1-3: a 2-rank job. */
+#define JOB2 "[job]\nid = 7\nworld_size = 2\n"
+/* Lines 4-7 after JOB2. */
+#define RANK0 "[rank.0]\nip = 198.18.0.1\nmac = 02:00:00:00:00:01\n" \
+	"port = net_tap0,iface=hc0\n"
+/* Lines 8-10 after JOB2 RANK0; the next section starts at line 11. */
+#define RANK1 "[rank.1]\nip = 198.18.0.2\nport = net_tap1,iface=hc1\n"
+
+#define LOG_MAX 4096
+
+/* What hc_config_load() logs goes to a memory stream between these. */
+static char *cap_buf;
+static size_t cap_size;
+static FILE *cap_stream;
+
+static void
+capture_begin(void)
+{
+	cap_buf = NULL;
+	cap_size = 0;
+	cap_stream = open_memstream(&cap_buf, &cap_size);
+	if (cap_stream != NULL)
+		rte_openlog_stream(cap_stream);
+}
+
+/* Stop capturing; copy what was logged into log (NUL-terminated). */
+static void
+capture_end(char *log, size_t logsz)
+{
+	log[0] = '\0';
+	if (cap_stream == NULL)
+		return;
+	rte_openlog_stream(NULL);
+	fclose(cap_stream);
+	cap_stream = NULL;
+	snprintf(log, logsz, "%s", cap_buf != NULL ? cap_buf : "");
+	free(cap_buf);
+	cap_buf = NULL;
+}
+
+/*
+ * Write ini to a temporary file, load it into cfg and remove the file.
+ * What was logged meanwhile goes to log (NUL-terminated, truncated).
+ * @return hc_config_load()'s result.
+ */
+static int
+load_ini(const char *ini, struct hc_config *cfg, char *log, size_t logsz)
+{
+	char path[] = "/tmp/hcunit-cfg-XXXXXX";
+	size_t len = strlen(ini), done = 0;
+	ssize_t w;
+	int fd, rc;
+
+	log[0] = '\0';
+	fd = mkstemp(path);
+	if (fd < 0) {
+		CU_FAIL_FATAL("mkstemp under /tmp failed");
+		return -1;
+	}
+	while (done < len) {
+		w = write(fd, ini + done, len - done);
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	close(fd);
+	if (done != len)
+		unlink(path);
+	CU_ASSERT_EQUAL_FATAL(done, len);
+
+	capture_begin();
+	rc = hc_config_load(path, cfg);
+	capture_end(log, logsz);
+	unlink(path);
+	return rc;
+}
+
+/* Loading ini fails with -HC_ERR_CONFIG and the log says needle. */
+static void
+expect_error(const char *ini, const char *needle)
+{
+	struct hc_config cfg;
+	char log[LOG_MAX];
+	int rc = load_ini(ini, &cfg, log, sizeof(log));
+	const char *hit = strstr(log, needle);
+
+	CU_ASSERT_EQUAL(rc, -HC_ERR_CONFIG);
+	CU_ASSERT_PTR_NOT_NULL(hit);
+	if (rc != -HC_ERR_CONFIG || hit == NULL)
+		fprintf(stderr, "\n  want -HC_ERR_CONFIG and \"%s\"; got %d, "
+			"log:\n%s\n", needle, rc, log);
+	if (rc == 0)
+		hc_config_free(&cfg);
+}
+
+static int
+config_suite_init(void)
+{
+	/* these override the file; the tests must not inherit them */
+	unsetenv("HC_FAULT_SEED");
+	unsetenv("HC_FAULT_DROP_DATA_PCT");
+	return 0;
+}
+
+static void
+test_valid_defaults(void)
+{
+	static const struct rte_ether_addr mac0 = {
+		.addr_bytes = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 } };
+	struct hc_config cfg;
+	char log[LOG_MAX];
+
+	CU_ASSERT_EQUAL_FATAL(load_ini(JOB2 RANK0 RANK1, &cfg, log,
+				       sizeof(log)), 0);
+	CU_ASSERT_STRING_EQUAL(log, "");
+	CU_ASSERT_EQUAL(strncmp(cfg.path, "/tmp/hcunit-cfg-", 16), 0);
+	CU_ASSERT_EQUAL(cfg.job_id, 7);
+	CU_ASSERT_EQUAL(cfg.world_size, 2);
+	/* defaults */
+	CU_ASSERT_EQUAL(cfg.mtu, 1500);
+	CU_ASSERT_EQUAL(cfg.udp_port, 51966);
+	CU_ASSERT_EQUAL(cfg.arp_timeout_ms, 60000);
+	CU_ASSERT_EQUAL(cfg.window_pkts, 256);
+	CU_ASSERT_EQUAL(cfg.rto_min_us, 2000);
+	CU_ASSERT_EQUAL(cfg.rto_max_us, 500000);
+	CU_ASSERT_EQUAL(cfg.slice_bytes, 262144);
+	CU_ASSERT_EQUAL(cfg.idle, HC_IDLE_SLEEP);
+	CU_ASSERT_EQUAL(cfg.fault_seed, 1);
+	CU_ASSERT_EQUAL(cfg.fault_drop_data, 0.0);
+	/* ranks */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.ranks);
+	CU_ASSERT_EQUAL(cfg.ranks[0].ip, 0xc6120001);
+	CU_ASSERT_TRUE(cfg.ranks[0].has_mac);
+	CU_ASSERT_TRUE(rte_is_same_ether_addr(&cfg.ranks[0].mac, &mac0));
+	CU_ASSERT_STRING_EQUAL(cfg.ranks[0].port, "net_tap0,iface=hc0");
+	CU_ASSERT_EQUAL(cfg.ranks[1].ip, 0xc6120002);
+	CU_ASSERT_FALSE(cfg.ranks[1].has_mac);
+	CU_ASSERT_STRING_EQUAL(cfg.ranks[1].port, "net_tap1,iface=hc1");
+	hc_config_free(&cfg);
+	CU_ASSERT_PTR_NULL(cfg.ranks);
+}
+
+static void
+test_valid_overrides(void)
+{
+	struct hc_config cfg;
+	char log[LOG_MAX];
+
+	CU_ASSERT_EQUAL_FATAL(load_ini(JOB2 RANK0 RANK1
+		"[net]\nmtu = 9000\nudp_port = 4791\n"
+		"[transport]\nwindow_pkts = 0x40\nrto_min_us = 300\n"
+		"rto_max_us = 300\n"
+		"[engine]\nidle = busy\n"
+		"[fault]\nseed = 18446744073709551615\ndrop_data_pct = 2.5\n",
+		&cfg, log, sizeof(log)), 0);
+	CU_ASSERT_EQUAL(cfg.mtu, 9000);
+	CU_ASSERT_EQUAL(cfg.udp_port, 4791);
+	CU_ASSERT_EQUAL(cfg.window_pkts, 64);
+	CU_ASSERT_EQUAL(cfg.rto_min_us, 300);
+	CU_ASSERT_EQUAL(cfg.rto_max_us, 300);
+	CU_ASSERT_EQUAL(cfg.idle, HC_IDLE_BUSY);
+	CU_ASSERT_EQUAL(cfg.fault_seed, UINT64_MAX);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.fault_drop_data, 0.025, 1e-12);
+	/* untouched keys keep their defaults */
+	CU_ASSERT_EQUAL(cfg.slice_bytes, 262144);
+	hc_config_free(&cfg);
+}
+
+/* HC_FAULT_SEED and HC_FAULT_DROP_DATA_PCT win over the file. */
+static void
+test_env_overrides(void)
+{
+	struct hc_config cfg;
+	char log[LOG_MAX];
+	int rc;
+
+	setenv("HC_FAULT_SEED", "42", 1);
+	setenv("HC_FAULT_DROP_DATA_PCT", "12.5", 1);
+	rc = load_ini(JOB2 RANK0 RANK1 "[fault]\nseed = 7\n", &cfg, log,
+		      sizeof(log));
+	unsetenv("HC_FAULT_SEED");
+	unsetenv("HC_FAULT_DROP_DATA_PCT");
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(cfg.fault_seed, 42);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.fault_drop_data, 0.125, 1e-12);
+	hc_config_free(&cfg);
+}
+
+static void
+test_missing_world_size(void)
+{
+	expect_error("[job]\nid = 7\n" RANK0 RANK1,
+		     "[job] world_size: missing");
+}
+
+static void
+test_world_size_zero(void)
+{
+	expect_error("[job]\nid = 7\nworld_size = 0\n" RANK0 RANK1,
+		     ":3: [job] world_size: '0' is not an integer in 1..1024");
+}
+
+static void
+test_missing_rank(void)
+{
+	expect_error(JOB2 RANK0, "section [rank.1] missing (world_size 2)");
+}
+
+static void
+test_rank_beyond_world(void)
+{
+	expect_error(JOB2 RANK0 RANK1
+		     "[rank.5]\nip = 198.18.0.6\nport = net_tap5\n",
+		     ":11: [rank.5]: rank 5 >= world_size 2");
+}
+
+/* Any rank section outside 0..world_size-1 is an error, however far out
+ * or malformed its number, like any other unknown section. */
+static void
+test_rank_section_unknown(void)
+{
+	expect_error(JOB2 RANK0 RANK1
+		     "[rank.100]\nip = 198.18.0.9\nport = net_tap9\n",
+		     "[rank.100]");
+	expect_error(JOB2 RANK0 RANK1
+		     "[rank.x]\nip = 198.18.0.9\nport = net_tap9\n",
+		     "[rank.x]");
+}
+
+static void
+test_duplicate_ip(void)
+{
+	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.1\nport = net_tap1\n",
+		     ":9: [rank.1] ip: 198.18.0.1 is also rank 0's");
+}
+
+static void
+test_bad_ip(void)
+{
+	expect_error(JOB2 RANK0
+		     "[rank.1]\nip = 198.18.0.300\nport = net_tap1\n",
+		     ":9: [rank.1] ip: '198.18.0.300' is not an IPv4 address");
+}
+
+static void
+test_multicast_mac(void)
+{
+	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
+		     "mac = 01:00:5e:00:00:01\nport = net_tap1\n",
+		     ":10: [rank.1] mac: '01:00:5e:00:00:01' is zero, "
+		     "broadcast or multicast");
+}
+
+static void
+test_broadcast_mac(void)
+{
+	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
+		     "mac = ff:ff:ff:ff:ff:ff\nport = net_tap1\n",
+		     ":10: [rank.1] mac: 'ff:ff:ff:ff:ff:ff' is zero, "
+		     "broadcast or multicast");
+}
+
+static void
+test_duplicate_mac(void)
+{
+	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
+		     "mac = 02:00:00:00:00:01\nport = net_tap1\n",
+		     ":10: [rank.1] mac: also rank 0's MAC");
+}
+
+static void
+test_unknown_key(void)
+{
+	expect_error(JOB2 RANK0 RANK1 "[transport]\nwindow = 64\n",
+		     ":12: [transport] window: unknown key");
+}
+
+static void
+test_unknown_section(void)
+{
+	expect_error(JOB2 RANK0 RANK1 "[bogus]\nx = 1\n",
+		     ":11: [bogus]: unknown section");
+}
+
+static void
+test_non_numeric(void)
+{
+	expect_error(JOB2 RANK0 RANK1 "[transport]\nwindow_pkts = many\n",
+		     ":12: [transport] window_pkts: 'many' is not an integer "
+		     "in 1..4096");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\nwindow_pkts = 64k\n",
+		     ":12: [transport] window_pkts: '64k' is not an integer");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\nwindow_pkts = -1\n",
+		     ":12: [transport] window_pkts: '-1' is not an integer");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\nwindow_pkts = 4097\n",
+		     ":12: [transport] window_pkts: '4097' is not an integer");
+}
+
+static void
+test_rto_min_above_max(void)
+{
+	expect_error(JOB2 RANK0 RANK1
+		     "[transport]\nrto_min_us = 5000\nrto_max_us = 4000\n",
+		     ":12: [transport] rto_min_us: 5000 > rto_max_us 4000");
+}
+
+static void
+test_bad_idle(void)
+{
+	expect_error(JOB2 RANK0 RANK1 "[engine]\nidle = fast\n",
+		     ":12: [engine] idle: 'fast' is not busy, pause, yield "
+		     "or sleep");
+}
+
+static void
+test_unreadable(void)
+{
+	struct hc_config cfg;
+	char log[LOG_MAX];
+
+	capture_begin();
+	CU_ASSERT_EQUAL(hc_config_load("/nonexistent/hcunit.ini", &cfg),
+			-HC_ERR_CONFIG);
+	capture_end(log, sizeof(log));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "/nonexistent/hcunit.ini: cannot "
+				      "read or parse the INI file"));
+	capture_begin();
+	CU_ASSERT_EQUAL(hc_config_load(NULL, &cfg), -HC_ERR_CONFIG);
+	capture_end(log, sizeof(log));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "no cluster file"));
+	/* a key before any section is not INI */
+	expect_error("id = 7\n" JOB2 RANK0 RANK1,
+		     "cannot read or parse the INI file");
+}
+
+/* The files shipped in config/ must load: they are what users copy. */
+static void
+test_shipped_files(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t world;
+	} files[] = { { "example.ini", 2 }, { "tap-2.ini", 2 },
+		      { "tap-4.ini", 4 } };
+	struct hc_config cfg;
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/config/%s", HC_SOURCE_ROOT,
+			 files[i].name);
+		CU_ASSERT_EQUAL_FATAL(hc_config_load(path, &cfg), 0);
+		CU_ASSERT_EQUAL(cfg.world_size, files[i].world);
+		CU_ASSERT_EQUAL(cfg.ranks[0].ip, 0xc6120001u); /* 198.18.0.1 */
+		CU_ASSERT_STRING_EQUAL(cfg.ranks[1].port, "net_tap0,iface=hct1");
+		hc_config_free(&cfg);
+	}
+}
+
+static const CU_TestInfo config_tests[] = {
+	{ "config/example.ini, tap-2.ini, tap-4.ini load", test_shipped_files },
+	{ "valid 2-rank file, defaults", test_valid_defaults },
+	{ "valid file with every kind of override", test_valid_overrides },
+	{ "environment overrides the [fault] section", test_env_overrides },
+	{ "error: [job] world_size missing", test_missing_world_size },
+	{ "error: world_size 0", test_world_size_zero },
+	{ "error: [rank.1] missing", test_missing_rank },
+	{ "error: [rank.5] with world_size 2", test_rank_beyond_world },
+	{ "error: [rank.100] and [rank.x] with world_size 2",
+	  test_rank_section_unknown },
+	{ "error: duplicate IPs", test_duplicate_ip },
+	{ "error: IP 198.18.0.300", test_bad_ip },
+	{ "error: multicast MAC", test_multicast_mac },
+	{ "error: broadcast MAC", test_broadcast_mac },
+	{ "error: duplicate MACs", test_duplicate_mac },
+	{ "error: unknown key in [transport]", test_unknown_key },
+	{ "error: unknown section", test_unknown_section },
+	{ "error: window_pkts not a number in range", test_non_numeric },
+	{ "error: rto_min_us > rto_max_us", test_rto_min_above_max },
+	{ "error: [engine] idle = fast", test_bad_idle },
+	{ "error: no file, no path, not INI", test_unreadable },
+	CU_TEST_INFO_NULL,
+};
+
+void
+add_config_suite(void)
+{
+	unit_add_suite("config", config_suite_init, NULL, config_tests);
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * HCT wire header: hct_hdr_encode()/hct_hdr_decode() round trip, the byte
+ * order and offsets of the documented layout, and what decode rejects.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+/* hct_hdr.h uses rte_be32_t without including rte_byteorder.h */
+#include <rte_byteorder.h>
+
+#include "hct_hdr.h"
+#include "suites.h"
+
+/* Payload bytes that follow the DATA header of the sample packet. */
+#define PAYLOAD_LEN 7
+
+/* The n-byte big-endian number at byte off of buf. */
+static uint64_t
+be_at(const uint8_t *buf, unsigned int off, unsigned int n)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		v = (v << 8) | buf[off + i];
+	return v;
+}
+
+/* A DATA header with every field distinct, non-zero and, where the field is
+ * wide, using its top bit. */
+static void
+sample_data(struct hct_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = HCT_TYPE_DATA;
+	p->flags = 0x81;
+	p->prio = 0x03;
+	p->job_id = 0xa1b2c3d4;
+	p->src_nonce = 0x91223344;
+	p->dst_nonce = 0x85667788;
+	p->src_rank = 0x8102;
+	p->dst_rank = 0x0304;
+	p->flow_id = 0xbeef;
+	p->psn = 0xfffffffe;
+	p->ack_psn = 0x80000001;
+	p->sack[0] = 0xfedcba9876543210ULL;
+	p->sack[1] = 0x8000000000000001ULL;
+	p->ts_ns = 0xf0e1d2c3b4a59687ULL;
+	p->ts_echo_ns = 0x8877665544332211ULL;
+	p->host_delay_ns = 0xdeadbeef;
+	p->comm_id = 0xcafef00d;
+	p->coll_seq = 0x90abcdef;
+	p->sig = 0x13579bdf;
+	p->step = 0xfffe;
+	p->length = PAYLOAD_LEN;
+	p->offset = 0x0123456789abcdefULL;
+}
+
+static void
+test_data_round_trip(void)
+{
+	uint8_t buf[HCT_HDR_LEN + PAYLOAD_LEN];
+	struct hct_pkt in, out;
+
+	sample_data(&in);
+	memset(buf, 0xa5, sizeof(buf));
+	hct_hdr_encode(&in, buf);
+	memset(&out, 0x5a, sizeof(out));
+	CU_ASSERT_EQUAL_FATAL(hct_hdr_decode(buf, sizeof(buf), &out), 0);
+
+	CU_ASSERT_EQUAL(out.type, HCT_TYPE_DATA);
+	CU_ASSERT_EQUAL(out.flags, 0x81);
+	CU_ASSERT_EQUAL(out.prio, 0x03);
+	CU_ASSERT_EQUAL(out.job_id, 0xa1b2c3d4);
+	CU_ASSERT_EQUAL(out.src_nonce, 0x91223344);
+	CU_ASSERT_EQUAL(out.dst_nonce, 0x85667788);
+	CU_ASSERT_EQUAL(out.src_rank, 0x8102);
+	CU_ASSERT_EQUAL(out.dst_rank, 0x0304);
+	CU_ASSERT_EQUAL(out.flow_id, 0xbeef);
+	CU_ASSERT_EQUAL(out.psn, 0xfffffffe);
+	CU_ASSERT_EQUAL(out.ack_psn, 0x80000001);
+	CU_ASSERT_EQUAL(out.sack[0], 0xfedcba9876543210ULL);
+	CU_ASSERT_EQUAL(out.sack[1], 0x8000000000000001ULL);
+	CU_ASSERT_EQUAL(out.ts_ns, 0xf0e1d2c3b4a59687ULL);
+	CU_ASSERT_EQUAL(out.ts_echo_ns, 0x8877665544332211ULL);
+	CU_ASSERT_EQUAL(out.host_delay_ns, 0xdeadbeef);
+	CU_ASSERT_EQUAL(out.comm_id, 0xcafef00d);
+	CU_ASSERT_EQUAL(out.coll_seq, 0x90abcdef);
+	CU_ASSERT_EQUAL(out.sig, 0x13579bdf);
+	CU_ASSERT_EQUAL(out.step, 0xfffe);
+	CU_ASSERT_EQUAL(out.length, PAYLOAD_LEN);
+	CU_ASSERT_EQUAL(out.offset, 0x0123456789abcdefULL);
+}
+
+static void
+test_wire_layout(void)
+{
+	uint8_t buf[HCT_HDR_LEN + PAYLOAD_LEN];
+	struct hct_pkt in;
+	unsigned int i;
+
+	sample_data(&in);
+	memset(buf, 0xa5, sizeof(buf));
+	hct_hdr_encode(&in, buf);
+
+	CU_ASSERT_EQUAL(buf[0], HCT_VERSION);
+	CU_ASSERT_EQUAL(buf[1], HCT_TYPE_DATA);
+	CU_ASSERT_EQUAL(buf[2], 0x81);
+	CU_ASSERT_EQUAL(buf[3], 0x03);
+	CU_ASSERT_EQUAL(be_at(buf, 4, 4), 0xa1b2c3d4);
+	CU_ASSERT_EQUAL(be_at(buf, 8, 4), 0x91223344);
+	CU_ASSERT_EQUAL(be_at(buf, 12, 4), 0x85667788);
+	CU_ASSERT_EQUAL(be_at(buf, 16, 2), 0x8102);
+	CU_ASSERT_EQUAL(be_at(buf, 18, 2), 0x0304);
+	CU_ASSERT_EQUAL(be_at(buf, 20, 2), 0xbeef);
+	CU_ASSERT_EQUAL(be_at(buf, 22, 2), 0);		/* rsvd */
+	/* psn 0xfffffffe big-endian at 24: ff ff ff fe */
+	CU_ASSERT_EQUAL(buf[24], 0xff);
+	CU_ASSERT_EQUAL(buf[27], 0xfe);
+	CU_ASSERT_EQUAL(be_at(buf, 24, 4), 0xfffffffe);
+	CU_ASSERT_EQUAL(be_at(buf, 28, 4), 0x80000001);
+	CU_ASSERT_EQUAL(be_at(buf, 32, 8), 0xfedcba9876543210ULL);
+	CU_ASSERT_EQUAL(be_at(buf, 40, 8), 0x8000000000000001ULL);
+	CU_ASSERT_EQUAL(be_at(buf, 48, 8), 0xf0e1d2c3b4a59687ULL);
+	CU_ASSERT_EQUAL(be_at(buf, 56, 8), 0x8877665544332211ULL);
+	CU_ASSERT_EQUAL(be_at(buf, 64, 4), 0xdeadbeef);
+	CU_ASSERT_EQUAL(be_at(buf, 68, 4), 0xcafef00d);
+	CU_ASSERT_EQUAL(be_at(buf, 72, 4), 0x90abcdef);
+	CU_ASSERT_EQUAL(be_at(buf, 76, 4), 0x13579bdf);
+	CU_ASSERT_EQUAL(be_at(buf, 80, 2), 0xfffe);
+	CU_ASSERT_EQUAL(be_at(buf, 82, 2), 0);		/* rsvd */
+	CU_ASSERT_EQUAL(be_at(buf, 84, 4), PAYLOAD_LEN);
+	/* offset 0x0123456789abcdef big-endian at 88: 01 23 ... ef */
+	CU_ASSERT_EQUAL(buf[88], 0x01);
+	CU_ASSERT_EQUAL(buf[95], 0xef);
+	CU_ASSERT_EQUAL(be_at(buf, 88, 8), 0x0123456789abcdefULL);
+	CU_ASSERT_EQUAL(be_at(buf, 96, 8), 0);		/* rsvd */
+	/* encode writes the header only, never the payload after it */
+	for (i = HCT_HDR_LEN; i < sizeof(buf); i++)
+		CU_ASSERT_EQUAL(buf[i], 0xa5);
+}
+
+/* encode and decode take any alignment: the header at an odd address. */
+static void
+test_unaligned_buffer(void)
+{
+	uint8_t raw[1 + HCT_HDR_LEN + PAYLOAD_LEN];
+	struct hct_pkt in, out;
+
+	sample_data(&in);
+	hct_hdr_encode(&in, raw + 1);
+	CU_ASSERT_EQUAL_FATAL(hct_hdr_decode(raw + 1, HCT_HDR_LEN + PAYLOAD_LEN,
+					     &out), 0);
+	CU_ASSERT_EQUAL(out.offset, 0x0123456789abcdefULL);
+	CU_ASSERT_EQUAL(out.ts_ns, 0xf0e1d2c3b4a59687ULL);
+	CU_ASSERT_EQUAL(out.psn, 0xfffffffe);
+	CU_ASSERT_EQUAL(be_at(raw, 1 + 88, 8), 0x0123456789abcdefULL);
+}
+
+static void
+test_ack_round_trip(void)
+{
+	uint8_t buf[HCT_HDR_LEN];
+	struct hct_pkt in, out;
+
+	memset(&in, 0, sizeof(in));
+	in.type = HCT_TYPE_ACK;
+	in.flags = HCT_F_ACK_VALID;
+	in.ack_psn = 0xffffffff;
+	in.sack[0] = 1;
+	in.sack[1] = 0x8000000000000000ULL;
+	in.ts_echo_ns = 123456789012345ULL;
+	in.host_delay_ns = 4500;
+	hct_hdr_encode(&in, buf);
+	CU_ASSERT_EQUAL_FATAL(hct_hdr_decode(buf, sizeof(buf), &out), 0);
+	CU_ASSERT_EQUAL(out.type, HCT_TYPE_ACK);
+	CU_ASSERT_EQUAL(out.flags, HCT_F_ACK_VALID);
+	CU_ASSERT_EQUAL(out.ack_psn, 0xffffffff);
+	CU_ASSERT_EQUAL(out.sack[0], 1);
+	CU_ASSERT_EQUAL(out.sack[1], 0x8000000000000000ULL);
+	CU_ASSERT_EQUAL(out.ts_echo_ns, 123456789012345ULL);
+	CU_ASSERT_EQUAL(out.host_delay_ns, 4500);
+	CU_ASSERT_EQUAL(out.length, 0);
+}
+
+/* A DATA packet with an empty payload is exactly a header. */
+static void
+test_empty_data(void)
+{
+	uint8_t buf[HCT_HDR_LEN];
+	struct hct_pkt in, out;
+
+	sample_data(&in);
+	in.length = 0;
+	hct_hdr_encode(&in, buf);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN, &out), 0);
+	CU_ASSERT_EQUAL(out.length, 0);
+}
+
+static void
+test_reject_short(void)
+{
+	uint8_t buf[HCT_HDR_LEN];
+	struct hct_pkt in, out;
+
+	sample_data(&in);
+	in.length = 0;
+	hct_hdr_encode(&in, buf);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN - 1, &out), -1);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, 24, &out), -1);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, 0, &out), -1);
+}
+
+static void
+test_reject_version(void)
+{
+	uint8_t buf[HCT_HDR_LEN + PAYLOAD_LEN];
+	struct hct_pkt in, out;
+
+	sample_data(&in);
+	hct_hdr_encode(&in, buf);
+	buf[0] = HCT_VERSION + 1;
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, sizeof(buf), &out), -1);
+	buf[0] = 0;
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, sizeof(buf), &out), -1);
+	buf[0] = HCT_VERSION;
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, sizeof(buf), &out), 0);
+}
+
+static void
+test_reject_type(void)
+{
+	uint8_t buf[HCT_HDR_LEN];
+	struct hct_pkt in, out;
+
+	memset(&in, 0, sizeof(in));
+	in.type = HCT_TYPE_HELLO;
+	hct_hdr_encode(&in, buf);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, sizeof(buf), &out), 0);
+	buf[1] = 0;
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, sizeof(buf), &out), -1);
+	buf[1] = HCT_TYPE__MAX;
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, sizeof(buf), &out), -1);
+	buf[1] = 0xff;
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, sizeof(buf), &out), -1);
+	buf[1] = HCT_TYPE__MAX - 1;
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, sizeof(buf), &out), 0);
+	CU_ASSERT_EQUAL(out.type, HCT_TYPE__MAX - 1);
+}
+
+/* DATA's length field must equal the bytes after the header. */
+static void
+test_reject_data_length(void)
+{
+	uint8_t buf[HCT_HDR_LEN + PAYLOAD_LEN + 1];
+	struct hct_pkt in, out;
+
+	sample_data(&in);
+	hct_hdr_encode(&in, buf);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN + PAYLOAD_LEN - 1,
+				       &out), -1);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN + PAYLOAD_LEN + 1,
+				       &out), -1);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN, &out), -1);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN + PAYLOAD_LEN, &out),
+			0);
+	/* a length near 2^32 must not wrap into agreement */
+	in.length = 0xffffffff;
+	hct_hdr_encode(&in, buf);
+	CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN + PAYLOAD_LEN, &out),
+			-1);
+}
+
+/* Only DATA carries a payload: other types with trailing bytes are bad. */
+static void
+test_reject_trailing_bytes(void)
+{
+	static const uint8_t types[] = { HCT_TYPE_ACK, HCT_TYPE_NACK,
+					 HCT_TYPE_HELLO, HCT_TYPE_HELLO_ACK,
+					 HCT_TYPE_ABORT };
+	uint8_t buf[HCT_HDR_LEN + 8];
+	struct hct_pkt in, out;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(types); i++) {
+		memset(&in, 0, sizeof(in));
+		in.type = types[i];
+		hct_hdr_encode(&in, buf);
+		CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN + 1, &out), -1);
+		CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN + 8, &out), -1);
+		CU_ASSERT_EQUAL(hct_hdr_decode(buf, HCT_HDR_LEN, &out), 0);
+		CU_ASSERT_EQUAL(out.type, types[i]);
+	}
+}
+
+static const CU_TestInfo hdr_tests[] = {
+	{ "DATA header round trip, all fields", test_data_round_trip },
+	{ "wire bytes: big-endian at documented offsets", test_wire_layout },
+	{ "header at an odd address", test_unaligned_buffer },
+	{ "ACK header round trip", test_ack_round_trip },
+	{ "DATA with empty payload", test_empty_data },
+	{ "reject: shorter than the header", test_reject_short },
+	{ "reject: wrong version", test_reject_version },
+	{ "reject: type 0 and type >= HCT_TYPE__MAX", test_reject_type },
+	{ "reject: DATA length != bytes after header",
+	  test_reject_data_length },
+	{ "reject: non-DATA with trailing bytes", test_reject_trailing_bytes },
+	CU_TEST_INFO_NULL,
+};
+
+void
+add_hdr_suite(void)
+{
+	unit_add_suite("hct_hdr", NULL, NULL, hdr_tests);
+}
