@@ -23,6 +23,7 @@
 #include <rte_eal.h>
 
 #include "hypercomm.h"
+#include "pattern.h"
 
 struct opts {
 	uint64_t minbytes, maxbytes, factor;
@@ -209,70 +210,6 @@ parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Test patterns of shared/cases/CASES.md: P32 for sum/min/max, PPROD for
- * prod. Every partial result is exact in every dtype for n <= 64. */
-static double
-pattern(int op, uint64_t i, int r)
-{
-	if (op == HC_OP_PROD)
-		return 1 + (double)((r + i) % 2);
-	return (double)(r + 1) * (double)(i % 1024) + r;
-}
-
-static double
-expected(int op, uint64_t i, int n)
-{
-	double k = (double)(i % 1024);
-
-	switch (op) {
-	case HC_OP_SUM:
-		return k * n * (n + 1) / 2 + (double)n * (n - 1) / 2;
-	case HC_OP_MIN:
-		return k;
-	case HC_OP_MAX:
-		return (double)n * k + n - 1;
-	default: /* PROD */
-		return (double)(1ULL << (i % 2 == 0 ? n / 2 : (n + 1) / 2));
-	}
-}
-
-static void
-fill(void *buf, int dtype, int op, uint64_t count, int r)
-{
-	uint64_t i;
-
-	for (i = 0; i < count; i++) {
-		double v = pattern(op, i, r);
-
-		switch (dtype) {
-		case HC_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
-		case HC_DTYPE_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
-		case HC_DTYPE_FLOAT32: ((float *)buf)[i] = (float)v; break;
-		default: ((double *)buf)[i] = v; break;
-		}
-	}
-}
-
-static int64_t
-count_wrong(const void *buf, int dtype, int op, uint64_t count, int n)
-{
-	int64_t wrong = 0;
-	uint64_t i;
-
-	for (i = 0; i < count; i++) {
-		double want = expected(op, i, n), got;
-
-		switch (dtype) {
-		case HC_DTYPE_INT32: got = ((const int32_t *)buf)[i]; break;
-		case HC_DTYPE_INT64: got = (double)((const int64_t *)buf)[i]; break;
-		case HC_DTYPE_FLOAT32: got = ((const float *)buf)[i]; break;
-		default: got = ((const double *)buf)[i]; break;
-		}
-		wrong += got != want;
-	}
-	return wrong;
-}
-
 static double
 now_us(void)
 {
@@ -299,13 +236,13 @@ run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
 	double t0, t, sum;
 
 	if (o->check) {
-		fill(send, dtype, op, count, r);
+		hc_pattern_fill(send, dtype, op, count, r);
 		if (!inplace)
 			memset(rbuf, 0xa5, bytes);
 		rc = hc_allreduce(comm, send, rbuf, count, dtype, op);
 		if (rc != 0)
 			return rc;
-		wrong = count_wrong(rbuf, dtype, op, count, n);
+		wrong = (int64_t)hc_pattern_wrong(rbuf, dtype, op, count, n);
 		rc = hc_allreduce(comm, &wrong, &wrong, 1, HC_DTYPE_INT64,
 				  HC_OP_SUM);
 		if (rc != 0)

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hc-check: the integration checker, one process per rank, run by
+ * hc-launch (hc-launch -n N hc-check --suite NAME). Uses the public API
+ * only. Prints one line per case, "PASS name" or "FAIL name: why", on
+ * rank 0 (a case fails when it failed on any rank: ranks agree through an
+ * all-reduce of their verdicts), and exits 1 when any case failed.
+ *
+ * Suites (shared/cases/CASES.md names the field cases):
+ *   basic   counts {0, 1, n-1, n+1, 1000003, 4M} x dtype x op x
+ *           in-place/out-of-place, P32/PPROD patterns; receive buffers
+ *           pre-filled with a sentinel and followed by a guard area;
+ *           out-of-place send buffers unchanged (C08)
+ *   quick   counts {1, n+1, 100003} x dtype x op, both placements
+ *   c01     n = 1: every dtype/op, counts {1,3,7,31,32,33,1023,1025,65537,
+ *           1000003,2^20+7}: output = input bit for bit, no packet sent
+ *   c03     count 1..n-1, every dtype/op: exact, each within 1 s
+ *   c04     counts {n+1, 2n-1, 1000003}, SUM/MIN/MAX/PROD
+ *   c06     in-place/out-of-place at 32 KiB, 64 KiB +- 4 B, 1 MiB; partial
+ *           overlap -> HC_ERR_INVAL with no traffic, next call still works
+ *   c13     count 0 (also NULL buffers): success, no traffic; the next
+ *           collective still matches
+ *   ping    rank 0 pings every rank's IP while all ranks run all-reduces
+ *   fault   like quick, and asserts the fault injector dropped DATA and
+ *           the transport retransmitted (run with HC_FAULT_DROP_DATA_PCT)
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+
+#include "hypercomm.h"
+#include "pattern.h"
+
+#define GUARD 64
+#define SENTINEL 0x5a
+#define GUARD_BYTE 0xa5
+
+extern char **environ;
+
+static struct hc_ctx *ctx;
+static struct hc_comm *comm;
+static int rank, nranks, failures, cases;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Every rank reports ok or not; all agree on the verdict. */
+static int
+verdict(const char *name, int ok, const char *why)
+{
+	int64_t bad = !ok;
+	int rc = hc_allreduce(comm, &bad, &bad, 1, HC_DTYPE_INT64, HC_OP_SUM);
+
+	if (rc != 0) {
+		fprintf(stderr, "rank %d: verdict all-reduce: %s\n", rank,
+			hc_strerror(rc));
+		exit(2);
+	}
+	cases++;
+	if (bad != 0) {
+		failures++;
+		if (rank == 0)
+			printf("FAIL %s: %s on %" PRId64 " rank(s)\n", name,
+			       ok ? "failed" : why, bad);
+	} else if (rank == 0) {
+		printf("PASS %s\n", name);
+	}
+	fflush(stdout);
+	return bad == 0;
+}
+
+static uint64_t
+checksum(const uint8_t *p, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a 64 */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* One all-reduce checked against the pattern; why gets the reason. */
+static int
+check_allreduce(uint64_t count, enum hc_dtype d, enum hc_op op, int inplace,
+		char *why, size_t wlen)
+{
+	size_t es = hc_dtype_size(d), bytes = count * es;
+	uint8_t *sbuf = malloc(bytes + GUARD), *rbuf = malloc(bytes + GUARD);
+	uint64_t sum_before = 0, wrong;
+	int rc, ok = 0;
+	size_t i;
+
+	if (sbuf == NULL || rbuf == NULL) {
+		snprintf(why, wlen, "malloc");
+		goto out;
+	}
+	memset(rbuf, SENTINEL, bytes);
+	memset(rbuf + bytes, GUARD_BYTE, GUARD);
+	memset(sbuf + bytes, GUARD_BYTE, GUARD);
+	hc_pattern_fill(inplace ? rbuf : sbuf, d, op, count, rank);
+	if (!inplace)
+		sum_before = checksum(sbuf, bytes);
+	rc = hc_allreduce(comm, inplace ? rbuf : sbuf, rbuf, count, d, op);
+	if (rc != 0) {
+		snprintf(why, wlen, "hc_allreduce: %s", hc_strerror(rc));
+		goto out;
+	}
+	wrong = hc_pattern_wrong(rbuf, d, op, count, nranks);
+	if (wrong != 0) {
+		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
+		goto out;
+	}
+	for (i = 0; i < GUARD; i++)
+		if (rbuf[bytes + i] != GUARD_BYTE) {
+			snprintf(why, wlen, "guard byte %zu after the receive "
+				 "buffer changed", i);
+			goto out;
+		}
+	if (!inplace && checksum(sbuf, bytes) != sum_before) {
+		snprintf(why, wlen, "send buffer changed (C08)");
+		goto out;
+	}
+	ok = 1;
+out:
+	free(sbuf);
+	free(rbuf);
+	return ok;
+}
+
+static void
+matrix(const uint64_t *counts, size_t ncounts, const char *tag,
+       double limit_s)
+{
+	size_t c;
+	int d, op, inplace;
+	char name[160], why[160];
+
+	for (c = 0; c < ncounts; c++)
+		for (d = 0; d < HC_DTYPE__MAX; d++)
+			for (op = 0; op < HC_OP__MAX; op++)
+				for (inplace = 0; inplace < 2; inplace++) {
+					double t0 = now_s();
+					int ok;
+
+					why[0] = '\0';
+					ok = check_allreduce(counts[c], d, op,
+							     inplace, why,
+							     sizeof(why));
+					if (ok && limit_s > 0 &&
+					    now_s() - t0 > limit_s) {
+						ok = 0;
+						snprintf(why, sizeof(why),
+							 "took %.2f s", now_s() - t0);
+					}
+					snprintf(name, sizeof(name),
+						 "%s n=%d count=%" PRIu64 " %s %s %s",
+						 tag, nranks, counts[c],
+						 hc_dtype_name(d), hc_op_name(op),
+						 inplace ? "in-place" : "out-of-place");
+					verdict(name, ok, why);
+				}
+}
+
+static uint64_t
+tx_pkts(void)
+{
+	struct hc_stats s;
+
+	hc_stats_get(ctx, &s);
+	return s.port_tx_pkts + s.fault_drops;
+}
+
+static void
+suite_basic(void)
+{
+	uint64_t counts[] = { 0, 1, (uint64_t)nranks - 1, (uint64_t)nranks + 1,
+			      1000003, 4u << 20 };
+
+	matrix(counts, 6, "basic", 0);
+}
+
+static void
+suite_quick(const char *tag)
+{
+	uint64_t counts[] = { 1, (uint64_t)nranks + 1, 100003 };
+
+	matrix(counts, 3, tag, 0);
+}
+
+static void
+suite_c01(void)
+{
+	static const uint64_t counts[] = { 1, 3, 7, 31, 32, 33, 1023, 1025,
+		65537, 1000003, (1u << 20) + 7 };
+	size_t c;
+	int d, op, inplace;
+	char name[160];
+
+	for (c = 0; c < RTE_DIM(counts); c++)
+		for (d = 0; d < HC_DTYPE__MAX; d++)
+			for (op = 0; op < HC_OP__MAX; op++)
+				for (inplace = 0; inplace < 2; inplace++) {
+					size_t bytes = counts[c] * hc_dtype_size(d);
+					uint8_t *in = malloc(bytes);
+					uint8_t *s = malloc(bytes);
+					uint8_t *r = malloc(bytes);
+					size_t i;
+					int rc, ok;
+
+					for (i = 0; i < bytes; i++)
+						in[i] = (uint8_t)(i * 131 + c);
+					memcpy(s, in, bytes);
+					memset(r, SENTINEL, bytes);
+					rc = hc_allreduce(comm, s, inplace ? s : r,
+							  counts[c], d, op);
+					ok = rc == 0 &&
+					     memcmp(inplace ? s : r, in, bytes) == 0;
+					snprintf(name, sizeof(name),
+						 "C01 n=1 count=%" PRIu64 " %s %s %s",
+						 counts[c], hc_dtype_name(d),
+						 hc_op_name(op),
+						 inplace ? "in-place" : "out-of-place");
+					verdict(name, ok, rc != 0 ? hc_strerror(rc)
+						: "output differs from input");
+					free(in);
+					free(s);
+					free(r);
+				}
+	verdict("C01 n=1 no packet left the port", tx_pkts() == 0,
+		"packets were sent");
+}
+
+static void
+suite_c03(void)
+{
+	uint64_t counts[64];
+	int i, k = 0;
+
+	for (i = 1; i < nranks && k < 64; i++)
+		counts[k++] = (uint64_t)i;
+	matrix(counts, (size_t)k, "C03", 1.0);
+}
+
+static void
+suite_c04(void)
+{
+	uint64_t counts[] = { (uint64_t)nranks + 1, 2 * (uint64_t)nranks - 1,
+			      1000003 };
+
+	matrix(counts, 3, "C04", 0);
+}
+
+static void
+suite_c06(void)
+{
+	static const uint64_t sizes[] = { 32768, 65536 - 4, 65536, 65536 + 4,
+					  1 << 20 };
+	char name[160], why[160];
+	uint64_t before, after;
+	uint8_t *buf;
+	size_t s;
+	int inplace, rc, d;
+
+	for (s = 0; s < RTE_DIM(sizes); s++)
+		for (d = 0; d < HC_DTYPE__MAX; d++)
+			for (inplace = 0; inplace < 2; inplace++) {
+				uint64_t count = sizes[s] / hc_dtype_size(d);
+
+				if (count * hc_dtype_size(d) != sizes[s])
+					continue; /* 64 KiB +- 4 B: 4-byte types */
+				snprintf(name, sizeof(name),
+					 "C06 n=%d %" PRIu64 " B %s %s", nranks,
+					 sizes[s], hc_dtype_name(d),
+					 inplace ? "in-place" : "out-of-place");
+				why[0] = '\0';
+				verdict(name, check_allreduce(count, d, HC_OP_SUM,
+							      inplace, why,
+							      sizeof(why)), why);
+			}
+	/* Partial overlap: recv starts 4 bytes into send. The counters are
+	 * read right around the call: a refused call must send nothing. */
+	buf = calloc(4096 + 4, 1);
+	before = tx_pkts();
+	rc = hc_allreduce(comm, buf, buf + 4, 1024, HC_DTYPE_INT32, HC_OP_SUM);
+	after = tx_pkts();
+	verdict("C06 partial overlap gives HC_ERR_INVAL",
+		rc == -HC_ERR_INVAL, hc_strerror(rc));
+	verdict("C06 partial overlap sent nothing", after == before,
+		"packets were sent");
+	rc = hc_allreduce(comm, buf + 4, buf, 1024, HC_DTYPE_INT32, HC_OP_SUM);
+	verdict("C06 overlap the other way gives HC_ERR_INVAL",
+		rc == -HC_ERR_INVAL, hc_strerror(rc));
+	free(buf);
+	why[0] = '\0';
+	verdict("C06 next collective after the refused ones is exact",
+		check_allreduce(1000, HC_DTYPE_INT32, HC_OP_SUM, 0, why,
+				sizeof(why)), why);
+}
+
+static void
+suite_c13(void)
+{
+	char why[160];
+	uint64_t before, after;
+	int64_t sbuf[1] = { 1 }, rbuf[1] = { 2 };
+	int rc;
+
+	before = tx_pkts();
+	rc = hc_allreduce(comm, NULL, NULL, 0, HC_DTYPE_FLOAT32, HC_OP_SUM);
+	after = tx_pkts();
+	verdict("C13 count 0 with NULL buffers succeeds", rc == 0,
+		hc_strerror(rc));
+	verdict("C13 count 0 sent no packet", after == before,
+		"packets were sent");
+	rc = hc_allreduce(comm, sbuf, rbuf, 0, HC_DTYPE_INT64, HC_OP_MAX);
+	verdict("C13 count 0 with buffers succeeds and writes nothing",
+		rc == 0 && rbuf[0] == 2 && sbuf[0] == 1, hc_strerror(rc));
+	why[0] = '\0';
+	verdict("C13 next collective still matches across ranks",
+		check_allreduce(4097, HC_DTYPE_FLOAT32, HC_OP_SUM, 0, why,
+				sizeof(why)), why);
+}
+
+/* Rank 0 pings every rank; everyone runs all-reduces meanwhile and stops
+ * when rank 0 says so (an all-reduce of the "go on" flag). */
+static void
+suite_ping(void)
+{
+	const char *base = getenv("HC_PING_PREFIX");
+	pid_t pid = 0;
+	int status = 0, r, ok = 1;
+	char ip[32], why[160] = "";
+
+	for (r = 0; r < nranks; r++) {
+		int64_t more = 1;
+
+		if (rank == 0) {
+			char *argv[] = { "ping", "-c", "3", "-i", "0.2", "-W",
+					 "1", ip, NULL };
+
+			snprintf(ip, sizeof(ip), "%s.%d.%d",
+				 base != NULL ? base : "198.18", r / 250,
+				 r % 250 + 1);
+			if (posix_spawnp(&pid, "ping", NULL, NULL, argv,
+					 environ) != 0) {
+				ok = 0;
+				snprintf(why, sizeof(why), "cannot run ping");
+				more = 0;
+			}
+		}
+		while (more) {
+			double x[256];
+
+			memset(x, 0, sizeof(x));
+			if (rank == 0 && waitpid(pid, &status, WNOHANG) == pid)
+				more = 0;
+			if (hc_allreduce(comm, x, x, 256, HC_DTYPE_FLOAT64,
+					 HC_OP_SUM) != 0 ||
+			    hc_allreduce(comm, &more, &more, 1, HC_DTYPE_INT64,
+					 HC_OP_MAX) != 0) {
+				ok = 0;
+				break;
+			}
+		}
+		if (rank == 0 && (!WIFEXITED(status) ||
+				  WEXITSTATUS(status) != 0)) {
+			ok = 0;
+			snprintf(why, sizeof(why), "ping %s failed", ip);
+		}
+		snprintf(ip, sizeof(ip), "ping rank %d", r);
+		verdict(ip, ok, why);
+	}
+}
+
+static void
+suite_fault(void)
+{
+	struct hc_stats s;
+
+	suite_quick("fault");
+	hc_stats_get(ctx, &s);
+	verdict("fault: injector dropped DATA packets", s.fault_drops > 0,
+		"nothing dropped: is HC_FAULT_DROP_DATA_PCT set?");
+	verdict("fault: lost DATA was retransmitted",
+		s.fault_drops == 0 || s.hct_retransmits > 0,
+		"no retransmission");
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *suite = "quick";
+	int ret, c, rc;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "hc-check: EAL init failed\n");
+		return 2;
+	}
+	argc -= ret;
+	argv += ret;
+	while ((c = getopt(argc, argv, "s:")) != -1) {
+		if (c != 's') {
+			fprintf(stderr, "usage: hc-check [EAL] -- -s SUITE\n");
+			return 2;
+		}
+		suite = optarg;
+	}
+	rc = hc_init(NULL, &ctx);
+	if (rc != 0) {
+		fprintf(stderr, "hc-check: hc_init: %s\n", hc_strerror(rc));
+		return 2;
+	}
+	comm = hc_comm_world(ctx);
+	rank = hc_comm_rank(comm);
+	nranks = hc_comm_size(comm);
+	if (strcmp(suite, "basic") == 0)
+		suite_basic();
+	else if (strcmp(suite, "quick") == 0)
+		suite_quick("quick");
+	else if (strcmp(suite, "c01") == 0)
+		suite_c01();
+	else if (strcmp(suite, "c03") == 0)
+		suite_c03();
+	else if (strcmp(suite, "c04") == 0)
+		suite_c04();
+	else if (strcmp(suite, "c06") == 0)
+		suite_c06();
+	else if (strcmp(suite, "c13") == 0)
+		suite_c13();
+	else if (strcmp(suite, "ping") == 0)
+		suite_ping();
+	else if (strcmp(suite, "fault") == 0)
+		suite_fault();
+	else {
+		fprintf(stderr, "hc-check: unknown suite '%s'\n", suite);
+		failures = 1;
+	}
+	if (rank == 0)
+		printf("hc-check %s: %d passed, %d failed\n", suite,
+		       cases - failures, failures);
+	hc_finalize(ctx);
+	rte_eal_cleanup();
+	return failures != 0 ? 1 : 0;
+}
