@@ -195,13 +195,35 @@ known_section(const char *section)
 	return 0;
 }
 
-/* Checks every section and key name; returns the number of problems. */
+/* [rank.X] must name a rank: X a canonical decimal below world_size
+ * ("rank.01" or "rank.0x1" would be a second name for a rank). */
+static int
+check_rank_name(struct hc_config *cfg, const char *sec)
+{
+	const char *x = sec + 5;
+	uint64_t r;
+
+	if ((x[0] == '0' && x[1] != '\0') || parse_u64(x, 0, UINT32_MAX, &r)) {
+		CFG_ERR(cfg, sec, NULL, "'%s' is not a rank number", x);
+		return 1;
+	}
+	if (cfg->world_size != 0 && r >= cfg->world_size) {
+		CFG_ERR(cfg, sec, NULL, "rank %" PRIu64 " >= world_size %u", r,
+			cfg->world_size);
+		return 1;
+	}
+	return 0;
+}
+
+/* Checks every section name and every key name; runs after [job]
+ * world_size is read. Returns the number of problems. */
 static int
 check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 {
 	int nsec = rte_cfgfile_num_sections(file, NULL, 0);
 	int s, e, bad = 0;
-	char **names;
+	char (*names)[CFG_NAME_LEN];
+	char *ptrs[nsec > 0 ? nsec : 1];
 
 	if (nsec <= 0)
 		return 0;
@@ -209,19 +231,18 @@ check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 	if (names == NULL)
 		return 1;
 	for (s = 0; s < nsec; s++)
-		names[s] = malloc(CFG_NAME_LEN);
-	for (s = 0; s < nsec; s++)
-		if (names[s] == NULL) {
-			bad = 1;
-			goto out;
-		}
-	rte_cfgfile_sections(file, names, nsec);
+		ptrs[s] = names[s];
+	rte_cfgfile_sections(file, ptrs, nsec);
 	for (s = 0; s < nsec; s++) {
 		const char *sec = names[s];
 		int is_rank = strncmp(sec, "rank.", 5) == 0;
 		int nent = rte_cfgfile_section_num_entries(file, sec);
 		struct rte_cfgfile_entry *ent;
 
+		if (is_rank && check_rank_name(cfg, sec) != 0) {
+			bad++;
+			continue;
+		}
 		if (!is_rank && !known_section(sec)) {
 			CFG_ERR(cfg, sec, NULL, "unknown section");
 			bad++;
@@ -252,9 +273,6 @@ check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 		}
 		free(ent);
 	}
-out:
-	for (s = 0; s < nsec; s++)
-		free(names[s]);
 	free(names);
 	return bad;
 }
@@ -358,50 +376,6 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 	return bad;
 }
 
-/* Every [rank.X] must name a rank: X a plain decimal below world_size. */
-static int
-check_rank_sections(struct hc_config *cfg, struct rte_cfgfile *file)
-{
-	int cap = rte_cfgfile_num_sections(file, NULL, 0), nsec = cap;
-	char **names;
-	int s, bad = 0;
-
-	if (nsec <= 0)
-		return 0;
-	names = calloc(nsec, sizeof(*names));
-	if (names == NULL)
-		return 1;
-	for (s = 0; s < nsec; s++)
-		if ((names[s] = malloc(CFG_NAME_LEN)) == NULL)
-			bad = 1;
-	if (bad == 0) {
-		nsec = rte_cfgfile_sections(file, names, nsec);
-		for (s = 0; s < nsec; s++) {
-			const char *x = names[s] + 5;
-			uint64_t r;
-
-			if (strncmp(names[s], "rank.", 5) != 0)
-				continue;
-			/* "rank.01" or "rank.0x1" would be a second name
-			 * for a rank: only canonical decimal is accepted. */
-			if ((x[0] == '0' && x[1] != '\0') ||
-			    parse_u64(x, 0, UINT32_MAX, &r) != 0) {
-				CFG_ERR(cfg, names[s], NULL, "'%s' is not a rank "
-					"number", x);
-				bad++;
-			} else if (r >= cfg->world_size) {
-				CFG_ERR(cfg, names[s], NULL, "rank %" PRIu64
-					" >= world_size %u", r, cfg->world_size);
-				bad++;
-			}
-		}
-	}
-	for (s = 0; s < cap; s++)
-		free(names[s]);
-	free(names);
-	return bad;
-}
-
 static int
 load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 {
@@ -461,7 +435,6 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 			strcpy(rc->port, v);
 		}
 	}
-	bad += check_rank_sections(cfg, file);
 	if (bad)
 		return bad;
 	for (r = 0; r < cfg->world_size; r++)
@@ -501,9 +474,9 @@ hc_config_load(const char *path, struct hc_config *cfg)
 		HC_LOG(ERR, CORE, "%s: cannot read or parse the INI file", path);
 		return -HC_ERR_CONFIG;
 	}
-	bad = check_names(cfg, file);
-	bad += load_numbers(cfg, file);
+	bad = load_numbers(cfg, file);
 	bad += load_others(cfg, file);
+	bad += check_names(cfg, file);
 	if (bad == 0)
 		bad += load_ranks(cfg, file);
 	if (bad == 0 && cfg->rto_min_us > cfg->rto_max_us) {

@@ -48,6 +48,7 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		f->peer = i;
 		f->peer_ip = conf->peer_ip[i];
 		f->rto_ns = conf->rto_init_ns;
+		f->snd_una = f->snd_nxt = f->rcv_nxt = conf->initial_psn;
 		TAILQ_INIT(&f->msgs);
 		if (i == conf->rank)
 			continue;

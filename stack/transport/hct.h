@@ -94,6 +94,9 @@ struct hct_conf {
 	uint32_t ack_every;       /**< DATA packets per ACK at most */
 	uint64_t hello_interval_ns;
 	uint32_t nonce;           /**< this incarnation, non-zero */
+	uint32_t initial_psn;     /**< first PSN of every flow, both ways;
+	                           *   0 in the stack, set by tests to
+	                           *   exercise wrap-around */
 };
 
 struct hct_slot {
