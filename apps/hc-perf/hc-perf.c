@@ -45,8 +45,9 @@ usage(FILE *f)
 "  -n, --iters N          timed iterations per size (default 20)\n"
 "  -w, --warmup_iters N   untimed iterations first (default 5)\n"
 "  -c, --check 0|1        check results, count #wrong (default 1)\n"
-"  -d, --datatype T       int32|int64|float|double|all (default float)\n"
-"  -o, --op OP            sum|prod|min|max|all (default sum)\n"
+"  -d, --datatype T       int8|uint8|int32|uint32|int64|uint64|half|\n"
+"                         bfloat16|float|double|all (default float)\n"
+"  -o, --op OP            sum|prod|min|max|avg|all (default sum)\n"
 "      --rank R           this rank (default: HC_RANK)\n"
 "      --world-size N     ranks expected (default: HC_WORLD_SIZE, else the\n"
 "                         cluster file)\n"
@@ -157,8 +158,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 				if (strcmp(optarg, hc_dtype_name(i)) == 0)
 					o->dtype = i;
 			if (o->dtype == -2) {
-				fprintf(stderr, "hc-perf: -d '%s': not int32, "
-					"int64, float, double or all\n", optarg);
+				fprintf(stderr, "hc-perf: -d '%s': not a "
+					"dtype (see --help)\n", optarg);
 				return -1;
 			}
 			break;
@@ -171,7 +172,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 					o->op = i;
 			if (o->op == -2) {
 				fprintf(stderr, "hc-perf: -o '%s': not sum, prod, "
-					"min, max or all\n", optarg);
+					"min, max, avg or all\n", optarg);
 				return -1;
 			}
 			break;

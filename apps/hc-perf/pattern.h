@@ -2,91 +2,143 @@
 /**
  * @file
  * Test patterns of shared/cases/CASES.md, shared by hc-perf and the tests:
- *   P32  (sum, min, max): rank r, element i holds (r+1)*(i%1024) + r;
- *   PPROD (prod):         1 + ((r+i)%2).
- * Every partial result is an integer below 2^24 for n <= 64 (P32) and
- * n <= 24 (PPROD), so results are exact in every dtype and compare bit
- * for bit whatever the reduction order.
+ *   P32  (sum, min, max, avg of int32/uint32/int64/uint64/float/double):
+ *        rank r, element i holds (r+1)*(i%1024) + r;
+ *   P16  (the same ops for int8, uint8, half, bfloat16): (i%4) + r;
+ *   PPROD (prod, every dtype): 1 + ((r+i)%2).
+ * Every partial result is an integer (a multiple of 1/2 for avg) small
+ * enough to be exact in the dtype for n <= 64 (P32), n <= 16 (P16) and
+ * n <= 14 (PPROD), so results compare bit for bit whatever the reduction
+ * order. Expected values pass through the dtype once, so 8-bit integer
+ * sums wrap exactly as the reduction does.
  */
 #ifndef HC_APPS_PATTERN_H
 #define HC_APPS_PATTERN_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "hypercomm.h"
 
-/** Value of element i on rank r for op. */
+static inline int
+hc_pattern_small(enum hc_dtype d)
+{
+	return d == HC_DTYPE_INT8 || d == HC_DTYPE_UINT8 ||
+	       d == HC_DTYPE_FLOAT16 || d == HC_DTYPE_BFLOAT16;
+}
+
+static inline int
+hc_pattern_integer(enum hc_dtype d)
+{
+	return d != HC_DTYPE_FLOAT16 && d != HC_DTYPE_BFLOAT16 &&
+	       d != HC_DTYPE_FLOAT32 && d != HC_DTYPE_FLOAT64;
+}
+
+/** Value of element i on rank r. */
 static inline double
-hc_pattern_value(enum hc_op op, uint64_t i, int r)
+hc_pattern_value(enum hc_dtype d, enum hc_op op, uint64_t i, int r)
 {
 	if (op == HC_OP_PROD)
 		return 1 + (double)((r + i) % 2);
+	if (hc_pattern_small(d))
+		return (double)(i % 4) + r;
 	return (double)(r + 1) * (double)(i % 1024) + r;
 }
 
-/** Expected all-reduce result at element i over n ranks. */
+/** Exact all-reduce result at element i over n ranks (before the dtype's
+ *  own wrap-around or rounding). */
 static inline double
-hc_pattern_expected(enum hc_op op, uint64_t i, int n)
+hc_pattern_exact(enum hc_dtype d, enum hc_op op, uint64_t i, int n)
 {
-	double k = (double)(i % 1024);
+	double k = hc_pattern_small(d) ? (double)(i % 4) : (double)(i % 1024);
+	double sum = hc_pattern_small(d) ? n * k + (double)n * (n - 1) / 2
+					 : k * n * (n + 1) / 2 +
+					   (double)n * (n - 1) / 2;
 
 	switch (op) {
 	case HC_OP_SUM:
-		return k * n * (n + 1) / 2 + (double)n * (n - 1) / 2;
+		return sum;
 	case HC_OP_MIN:
 		return k;
 	case HC_OP_MAX:
-		return (double)n * k + n - 1;
+		return hc_pattern_small(d) ? k + n - 1 : (double)n * k + n - 1;
+	case HC_OP_AVG: /* integers: truncated toward zero (sum >= 0) */
+		return hc_pattern_integer(d) ? floor(sum / n) : sum / n;
 	default: /* PROD: 2^floor(n/2) for even i, 2^ceil(n/2) for odd */
 		return (double)(1ULL << (i % 2 == 0 ? n / 2 : (n + 1) / 2));
 	}
 }
 
-/** Store v as element i of a buffer of dtype. */
+/** Store v as element i of a buffer of dtype (integers wrap). */
 static inline void
-hc_pattern_store(void *buf, enum hc_dtype dtype, uint64_t i, double v)
+hc_pattern_store(void *buf, enum hc_dtype d, uint64_t i, double v)
 {
-	switch (dtype) {
-	case HC_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
+	switch (d) {
+	case HC_DTYPE_INT8: ((int8_t *)buf)[i] = (int8_t)(int64_t)v; break;
+	case HC_DTYPE_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(int64_t)v; break;
+	case HC_DTYPE_INT32: ((int32_t *)buf)[i] = (int32_t)(int64_t)v; break;
+	case HC_DTYPE_UINT32: ((uint32_t *)buf)[i] = (uint32_t)(int64_t)v; break;
 	case HC_DTYPE_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
+	case HC_DTYPE_UINT64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
+	case HC_DTYPE_FLOAT16: ((uint16_t *)buf)[i] = hc_float_to_half((float)v); break;
+	case HC_DTYPE_BFLOAT16:
+		((uint16_t *)buf)[i] = hc_float_to_bfloat16((float)v);
+		break;
 	case HC_DTYPE_FLOAT32: ((float *)buf)[i] = (float)v; break;
 	default: ((double *)buf)[i] = v; break;
 	}
 }
 
-/** Element i of a buffer of dtype, as a double (exact for patterns). */
+/** Element i of a buffer of dtype, as a double (exact). */
 static inline double
-hc_pattern_load(const void *buf, enum hc_dtype dtype, uint64_t i)
+hc_pattern_load(const void *buf, enum hc_dtype d, uint64_t i)
 {
-	switch (dtype) {
+	switch (d) {
+	case HC_DTYPE_INT8: return ((const int8_t *)buf)[i];
+	case HC_DTYPE_UINT8: return ((const uint8_t *)buf)[i];
 	case HC_DTYPE_INT32: return ((const int32_t *)buf)[i];
+	case HC_DTYPE_UINT32: return ((const uint32_t *)buf)[i];
 	case HC_DTYPE_INT64: return (double)((const int64_t *)buf)[i];
+	case HC_DTYPE_UINT64: return (double)((const uint64_t *)buf)[i];
+	case HC_DTYPE_FLOAT16: return hc_half_to_float(((const uint16_t *)buf)[i]);
+	case HC_DTYPE_BFLOAT16:
+		return hc_bfloat16_to_float(((const uint16_t *)buf)[i]);
 	case HC_DTYPE_FLOAT32: return ((const float *)buf)[i];
 	default: return ((const double *)buf)[i];
 	}
 }
 
-/** Fill count elements with rank r's pattern for op. */
+/** Expected element i as stored in the dtype. */
+static inline double
+hc_pattern_expected(enum hc_dtype d, enum hc_op op, uint64_t i, int n)
+{
+	uint64_t slot[1];
+
+	hc_pattern_store(slot, d, 0, hc_pattern_exact(d, op, i, n));
+	return hc_pattern_load(slot, d, 0);
+}
+
+/** Fill count elements with rank r's pattern. */
 static inline void
-hc_pattern_fill(void *buf, enum hc_dtype dtype, enum hc_op op,
-		uint64_t count, int r)
+hc_pattern_fill(void *buf, enum hc_dtype d, enum hc_op op, uint64_t count,
+		int r)
 {
 	uint64_t i;
 
 	for (i = 0; i < count; i++)
-		hc_pattern_store(buf, dtype, i, hc_pattern_value(op, i, r));
+		hc_pattern_store(buf, d, i, hc_pattern_value(d, op, i, r));
 }
 
 /** Elements of buf that differ from the expected result over n ranks. */
 static inline uint64_t
-hc_pattern_wrong(const void *buf, enum hc_dtype dtype, enum hc_op op,
+hc_pattern_wrong(const void *buf, enum hc_dtype d, enum hc_op op,
 		 uint64_t count, int n)
 {
 	uint64_t i, wrong = 0;
 
 	for (i = 0; i < count; i++)
-		wrong += hc_pattern_load(buf, dtype, i) !=
-			 hc_pattern_expected(op, i, n);
+		wrong += hc_pattern_load(buf, d, i) !=
+			 hc_pattern_expected(d, op, i, n);
 	return wrong;
 }
 

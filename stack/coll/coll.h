@@ -58,7 +58,12 @@ struct hc_coll_op {
 	uint32_t elem_size;     /**< bytes */
 	const uint8_t *send;
 	uint8_t *recv;
-	hc_reduce_fn reduce;
+	enum hc_dtype acc;      /**< accumulation dtype (reduce.h) */
+	uint32_t acc_size;      /**< bytes of an acc element */
+	uint8_t *work;          /**< where reduce-scatter accumulates: recv
+	                         *   itself when acc == dtype, else a buffer of
+	                         *   count acc elements owned by the op */
+	hc_reduce_fn reduce;    /**< kernel on acc elements */
 	int status;             /**< 0 while running or done, else -HC_ERR_* */
 	int done;               /**< 1 when complete (status 0) */
 	void *algo_state;

@@ -125,8 +125,12 @@ hc_coll_allreduce_start(struct hc_comm *comm, struct hc_coll_op *op,
 	int rc;
 
 	memset(op, 0, sizeof(*op));
-	if (comm == NULL || es == 0 || (unsigned int)rop >= HC_OP__MAX)
+	if (comm == NULL || es == 0 || (unsigned int)rop >= HC_OP__MAX) {
+		HC_LOG(ERR, COLL, "all-reduce: %s", comm == NULL ?
+		       "no communicator" : es == 0 ? "unknown dtype" :
+		       "unknown op");
 		return -HC_ERR_INVAL;
+	}
 	if (count > UINT64_MAX / es)
 		return -HC_ERR_INVAL;
 	bytes = count * es;
@@ -149,14 +153,26 @@ hc_coll_allreduce_start(struct hc_comm *comm, struct hc_coll_op *op,
 	op->elem_size = (uint32_t)es;
 	op->send = sendbuf;
 	op->recv = recvbuf;
-	op->reduce = hc_reduce_get(dtype, rop);
+	op->acc = hc_reduce_acc_dtype(dtype, rop);
+	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
+	op->reduce = hc_reduce_get(op->acc, rop);
 	op->algo = &hc_algo_ring;
 	if (count == 0) {
 		op->done = 1;
 		return 0;
 	}
-	if (sendbuf != recvbuf)
-		memcpy(recvbuf, sendbuf, bytes);
+	/* One rank: the reduction of one value is the value (AVG divides by
+	 * 1, 16-bit floats convert to float32 and back exactly). */
+	if (comm->size == 1 || op->acc == dtype) {
+		if (sendbuf != recvbuf)
+			memcpy(recvbuf, sendbuf, bytes);
+		op->work = recvbuf;
+	} else {
+		if (count > UINT64_MAX / op->acc_size ||
+		    (op->work = malloc(count * op->acc_size)) == NULL)
+			return -HC_ERR_NOMEM;
+		hc_reduce_to_acc(op->work, sendbuf, count, dtype, op->acc);
+	}
 	if (comm->size == 1) {
 		op->done = 1;
 		return 0;
@@ -190,6 +206,9 @@ hc_coll_op_end(struct hc_coll_op *op)
 	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
 		op->algo->fini(op);
 	op->algo_state = NULL;
+	if (op->work != NULL && op->work != op->recv)
+		free(op->work);
+	op->work = NULL;
 }
 
 enum hct_rx_verdict

@@ -15,6 +15,7 @@
  * phase.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll.h"
 #include "log.h"
@@ -55,23 +56,45 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 	uint64_t first, len;
 	int rc;
 
+	uint32_t es = step < g->plan.n - 1 ? op->acc_size : op->elem_size;
+	uint8_t *buf = step < g->plan.n - 1 ? op->work : op->recv;
+
 	hc_ring_span(&g->plan, c, slice, &first, &len);
 	if (len == 0) {
 		g->send_left--;
 		return;
 	}
-	msg->src = op->recv + first * op->elem_size;
-	msg->len = len * op->elem_size;
+	msg->src = buf + first * es;
+	msg->len = len * es;
 	msg->owner = op;
 	msg->desc.comm_id = op->comm->id;
 	msg->desc.coll_seq = op->seq;
 	msg->desc.sig = op->sig;
 	msg->desc.step = (uint16_t)step;
-	msg->desc.offset = first * op->elem_size;
+	msg->desc.offset = first * es;
 	msg->desc.length = (uint32_t)RTE_MIN(msg->len, (uint64_t)UINT32_MAX);
 	rc = hct_send(op->comm->coll->hct, g->right, msg);
 	if (rc != 0)
 		hc_coll_op_fail(op, rc);
+}
+
+/* After the last reduce-scatter step this rank owns chunk r+1 reduced
+ * over all ranks, in the accumulation type: round it into the receive
+ * buffer once (and divide for AVG), before all-gather copies it out. */
+static void
+finish_owned(struct hc_coll_op *op, uint32_t slice)
+{
+	struct ring *g = op->algo_state;
+	uint32_t c = (op->comm->rank + 1) % g->plan.n;
+	uint32_t div = op->op == HC_OP_AVG ? g->plan.n : 1;
+	uint64_t first, len;
+
+	if (op->work == op->recv && div == 1)
+		return;
+	hc_ring_span(&g->plan, c, slice, &first, &len);
+	hc_reduce_from_acc(op->recv + first * op->elem_size,
+			   op->work + first * op->acc_size, len, op->dtype,
+			   op->acc, div);
 }
 
 /* (step, slice) fully received: the slice moves on. */
@@ -81,6 +104,8 @@ step_complete(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 	struct ring *g = op->algo_state;
 
 	g->recv_left--;
+	if (step == g->plan.n - 2)
+		finish_owned(op, slice);
 	if (step + 1 < g->steps)
 		send_step(op, step + 1, slice);
 }
@@ -138,7 +163,8 @@ ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 {
 	struct ring *g = op->algo_state;
 	struct hc_coll_stats *st = &op->comm->coll->stats;
-	uint32_t n = g->plan.n, c, k, es = op->elem_size;
+	uint32_t n = g->plan.n, c, k;
+	uint32_t es = d->step < n - 1 ? op->acc_size : op->elem_size;
 	uint64_t first, len, e, *got;
 
 	if (src != (op->comm->rank + n - 1) % n || d->step >= g->steps ||
@@ -166,7 +192,7 @@ ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 		return HCT_RX_CONSUMED;
 	}
 	if (d->step < n - 1)
-		op->reduce(op->recv + d->offset, payload, d->length / es);
+		op->reduce(op->work + d->offset, payload, d->length / es);
 	else
 		memcpy(op->recv + d->offset, payload, d->length);
 	*got += d->length;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Small public helpers: error texts, dtype and op names. */
+#include "half.h"
 #include "hypercomm.h"
 
 static const char *const errors[HC_ERR__MAX] = {
@@ -28,51 +29,68 @@ hc_strerror(int err)
 	return errors[err];
 }
 
+static const struct {
+	const char *name;
+	size_t size;
+} dtypes[HC_DTYPE__MAX] = {
+	[HC_DTYPE_INT8] = { "int8", 1 },
+	[HC_DTYPE_UINT8] = { "uint8", 1 },
+	[HC_DTYPE_INT32] = { "int32", 4 },
+	[HC_DTYPE_UINT32] = { "uint32", 4 },
+	[HC_DTYPE_INT64] = { "int64", 8 },
+	[HC_DTYPE_UINT64] = { "uint64", 8 },
+	[HC_DTYPE_FLOAT16] = { "half", 2 },
+	[HC_DTYPE_BFLOAT16] = { "bfloat16", 2 },
+	[HC_DTYPE_FLOAT32] = { "float", 4 },
+	[HC_DTYPE_FLOAT64] = { "double", 8 },
+};
+
+static const char *const ops[HC_OP__MAX] = {
+	[HC_OP_SUM] = "sum",
+	[HC_OP_PROD] = "prod",
+	[HC_OP_MIN] = "min",
+	[HC_OP_MAX] = "max",
+	[HC_OP_AVG] = "avg",
+};
+
 size_t
 hc_dtype_size(enum hc_dtype dtype)
 {
-	switch (dtype) {
-	case HC_DTYPE_INT32:
-	case HC_DTYPE_FLOAT32:
-		return 4;
-	case HC_DTYPE_INT64:
-	case HC_DTYPE_FLOAT64:
-		return 8;
-	default:
-		return 0;
-	}
+	return (unsigned int)dtype < HC_DTYPE__MAX ? dtypes[dtype].size : 0;
 }
 
 const char *
 hc_dtype_name(enum hc_dtype dtype)
 {
-	switch (dtype) {
-	case HC_DTYPE_INT32:
-		return "int32";
-	case HC_DTYPE_INT64:
-		return "int64";
-	case HC_DTYPE_FLOAT32:
-		return "float";
-	case HC_DTYPE_FLOAT64:
-		return "double";
-	default:
-		return "?";
-	}
+	return (unsigned int)dtype < HC_DTYPE__MAX ? dtypes[dtype].name : "?";
 }
 
 const char *
 hc_op_name(enum hc_op op)
 {
-	switch (op) {
-	case HC_OP_SUM:
-		return "sum";
-	case HC_OP_PROD:
-		return "prod";
-	case HC_OP_MIN:
-		return "min";
-	case HC_OP_MAX:
-		return "max";
-	default:
-		return "?";
-	}
+	return (unsigned int)op < HC_OP__MAX ? ops[op] : "?";
+}
+
+uint16_t
+hc_float_to_half(float f)
+{
+	return hc_f32_to_f16(f);
+}
+
+float
+hc_half_to_float(uint16_t h)
+{
+	return hc_f16_to_f32(h);
+}
+
+uint16_t
+hc_float_to_bfloat16(float f)
+{
+	return hc_f32_to_bf16(f);
+}
+
+float
+hc_bfloat16_to_float(uint16_t h)
+{
+	return hc_bf16_to_f32(h);
 }

@@ -62,27 +62,39 @@ enum hc_error {
 	HC_ERR__MAX
 };
 
-/** Element types. Sizes: 4 bytes for INT32/FLOAT32, 8 for INT64/FLOAT64. */
+/** Element types; hc_dtype_size() gives their size in bytes. */
 enum hc_dtype {
-	HC_DTYPE_INT32 = 0,
-	HC_DTYPE_INT64,
-	HC_DTYPE_FLOAT32,
-	HC_DTYPE_FLOAT64,
+	HC_DTYPE_INT8 = 0,  /**< 1 byte */
+	HC_DTYPE_UINT8,     /**< 1 byte */
+	HC_DTYPE_INT32,     /**< 4 bytes */
+	HC_DTYPE_UINT32,    /**< 4 bytes */
+	HC_DTYPE_INT64,     /**< 8 bytes */
+	HC_DTYPE_UINT64,    /**< 8 bytes */
+	HC_DTYPE_FLOAT16,   /**< 2 bytes, IEEE 754 binary16 */
+	HC_DTYPE_BFLOAT16,  /**< 2 bytes, bfloat16 (upper half of binary32) */
+	HC_DTYPE_FLOAT32,   /**< 4 bytes */
+	HC_DTYPE_FLOAT64,   /**< 8 bytes */
 	HC_DTYPE__MAX
 };
 
 /**
- * Reduction operators. Integer SUM and PROD wrap around modulo 2^bits
- * (two's complement), as NCCL does. For floating point, MIN and MAX follow
- * C's comparison `a < b ? a : b` applied as `incoming OP local`; results are
- * bit-identical on every rank because each element is reduced on exactly
- * one rank and then copied (ring all-gather).
+ * Reduction operators, and the contracts every rank relies on:
+ * - results are bit-identical on every rank: each element is reduced on
+ *   exactly one rank and then copied to the others;
+ * - FLOAT16 and BFLOAT16 accumulate in float32 and are rounded to 16 bits
+ *   once, after the last addend (round to nearest, ties to even);
+ * - integer SUM and PROD wrap modulo 2^bits (two's complement), as NCCL;
+ * - AVG is SUM divided by the rank count: for floats in the accumulation
+ *   type, for INT8/INT32/UINT8/UINT32 the 64-bit sum divided and truncated
+ *   toward zero, for INT64/UINT64 the (wrapping) 64-bit sum likewise;
+ * - float MIN and MAX propagate NaN: a NaN on any rank gives NaN there.
  */
 enum hc_op {
 	HC_OP_SUM = 0,
 	HC_OP_PROD,
 	HC_OP_MIN,
 	HC_OP_MAX,
+	HC_OP_AVG,
 	HC_OP__MAX
 };
 
@@ -142,11 +154,23 @@ int hc_comm_size(const struct hc_comm *comm);
 /** Size in bytes of one element of dtype, 0 for an unknown dtype. */
 size_t hc_dtype_size(enum hc_dtype dtype);
 
-/** Name of a dtype as nccl-tests prints it ("int32", "float", ...). */
+/** Name of a dtype as nccl-tests prints it ("int8", "uint8", "int32",
+ *  "uint32", "int64", "uint64", "half", "bfloat16", "float", "double"). */
 const char *hc_dtype_name(enum hc_dtype dtype);
 
-/** Name of an op as nccl-tests prints it ("sum", "prod", "min", "max"). */
+/** Name of an op as nccl-tests prints it ("sum", "prod", "min", "max",
+ *  "avg"). */
 const char *hc_op_name(enum hc_op op);
+
+/** float32 -> IEEE binary16 bits, round to nearest even (inf on
+ *  overflow, NaN kept). */
+uint16_t hc_float_to_half(float f);
+/** IEEE binary16 bits -> float32, exact. */
+float hc_half_to_float(uint16_t h);
+/** float32 -> bfloat16 bits, round to nearest even (NaN kept). */
+uint16_t hc_float_to_bfloat16(float f);
+/** bfloat16 bits -> float32, exact. */
+float hc_bfloat16_to_float(uint16_t h);
 
 /**
  * All-reduce: every rank's recvbuf[i] = sendbuf_0[i] OP ... OP
