@@ -66,8 +66,13 @@ struct hc_coll_op {
 	hc_reduce_fn reduce;    /**< kernel on acc elements */
 	int status;             /**< 0 while running or done, else -HC_ERR_* */
 	int done;               /**< 1 when complete (status 0) */
+	int started;            /**< on comm's active list */
+	int pending;            /**< on comm's pending list */
+	uint64_t deadline_ns;   /**< fail with HC_ERR_TIMEOUT after; 0: never */
 	void *algo_state;
+	TAILQ_ENTRY(hc_coll_op) link; /**< comm's pending or active list */
 };
+TAILQ_HEAD(hc_coll_op_list, hc_coll_op);
 
 struct hc_coll;
 
@@ -77,9 +82,13 @@ struct hc_comm {
 	uint32_t rank;          /**< ours in this communicator */
 	uint32_t size;
 	uint32_t *world;        /**< comm rank -> world rank, size entries */
-	uint32_t next_seq;      /**< sequence number of the next collective */
+	uint32_t next_seq;      /**< sequence number of the next collective
+	                         *   submitted (application threads, atomic) */
+	uint32_t start_seq;     /**< sequence number of the next collective
+	                         *   the engine starts (ops start in order) */
 	int error;              /**< sticky: set when an op failed */
-	struct hc_coll_op *active;
+	struct hc_coll_op_list pending; /**< submitted, an earlier seq not yet */
+	struct hc_coll_op_list active;  /**< started, not finished */
 };
 
 /** A held DATA packet of a collective not posted yet. */
@@ -120,18 +129,29 @@ int hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c,
 void hc_comm_fini(struct hc_comm *comm);
 
 /**
- * Validate arguments and start an all-reduce; op is filled in.
- * @return 0 (op->done may already be 1), or -HC_ERR_INVAL, -HC_ERR_ABORTED,
- *         -HC_ERR_NOMEM.
+ * Validate the arguments of an all-reduce and fill op in; assigns the
+ * collective sequence number. Runs in the calling (application) thread
+ * and touches no engine state; a refused call consumes no sequence number.
+ * @return 0, or -HC_ERR_INVAL.
  */
-int hc_coll_allreduce_start(struct hc_comm *comm, struct hc_coll_op *op,
-			    const void *sendbuf, void *recvbuf, uint64_t count,
-			    enum hc_dtype dtype, enum hc_op rop);
+int hc_coll_allreduce_prepare(struct hc_comm *comm, struct hc_coll_op *op,
+			      const void *sendbuf, void *recvbuf,
+			      uint64_t count, enum hc_dtype dtype,
+			      enum hc_op rop);
+
+/**
+ * Engine thread: hand a prepared op to its communicator. Ops start in
+ * sequence order; an op whose predecessors have not arrived waits. When
+ * this returns, op may have started, completed (op->done) or failed
+ * (op->status, e.g. -HC_ERR_ABORTED after an earlier failure).
+ */
+void hc_coll_submit(struct hc_coll_op *op);
 
 /** Fail op with err (and its communicator), stop its sends. */
 void hc_coll_op_fail(struct hc_coll_op *op, int err);
 
-/** Release op's resources after it completed or failed. */
+/** Release op's resources after it completed or failed; removes it from
+ *  its communicator's lists. */
 void hc_coll_op_end(struct hc_coll_op *op);
 
 /** Transport upcalls (struct hct_upcalls), ctx is the struct hc_coll. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Communicators, operation life cycle, and dispatch of transport upcalls
  * to the operation an incoming packet belongs to. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,8 @@ hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, uint32_t rank,
 	for (i = 0; i < size; i++)
 		comm->world[i] = i;
 	comm->coll = c;
+	TAILQ_INIT(&comm->pending);
+	TAILQ_INIT(&comm->active);
 	comm->id = 0;
 	comm->rank = rank;
 	comm->size = size;
@@ -116,13 +119,11 @@ overlap(const uint8_t *a, const uint8_t *b, uint64_t bytes)
 }
 
 int
-hc_coll_allreduce_start(struct hc_comm *comm, struct hc_coll_op *op,
-			const void *sendbuf, void *recvbuf, uint64_t count,
-			enum hc_dtype dtype, enum hc_op rop)
+hc_coll_allreduce_prepare(struct hc_comm *comm, struct hc_coll_op *op,
+			  const void *sendbuf, void *recvbuf, uint64_t count,
+			  enum hc_dtype dtype, enum hc_op rop)
 {
 	size_t es = hc_dtype_size(dtype);
-	uint64_t bytes;
-	int rc;
 
 	memset(op, 0, sizeof(*op));
 	if (comm == NULL || es == 0 || (unsigned int)rop >= HC_OP__MAX) {
@@ -131,21 +132,24 @@ hc_coll_allreduce_start(struct hc_comm *comm, struct hc_coll_op *op,
 		       "unknown op");
 		return -HC_ERR_INVAL;
 	}
-	if (count > UINT64_MAX / es)
+	if (count > UINT64_MAX / 8) {
+		HC_LOG(ERR, COLL, "all-reduce: count %" PRIu64 " too large",
+		       count);
 		return -HC_ERR_INVAL;
-	bytes = count * es;
-	if (count > 0 && (sendbuf == NULL || recvbuf == NULL))
+	}
+	if (count > 0 && (sendbuf == NULL || recvbuf == NULL)) {
+		HC_LOG(ERR, COLL, "all-reduce: NULL buffer for %" PRIu64
+		       " elements", count);
 		return -HC_ERR_INVAL;
-	if (count > 0 && overlap(sendbuf, recvbuf, bytes)) {
+	}
+	if (count > 0 && overlap(sendbuf, recvbuf, count * es)) {
 		HC_LOG(ERR, COLL, "all-reduce: send and receive buffers "
 		       "overlap without being equal");
 		return -HC_ERR_INVAL;
 	}
-	if (comm->error != 0)
-		return -HC_ERR_ABORTED;
 	op->comm = comm;
 	op->kind = HC_COLL_ALLREDUCE;
-	op->seq = comm->next_seq++;
+	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
 	op->sig = signature(op->kind, dtype, rop, count);
 	op->dtype = dtype;
 	op->op = rop;
@@ -157,32 +161,76 @@ hc_coll_allreduce_start(struct hc_comm *comm, struct hc_coll_op *op,
 	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
 	op->reduce = hc_reduce_get(op->acc, rop);
 	op->algo = &hc_algo_ring;
-	if (count == 0) {
+	return 0;
+}
+
+/* Start op (its turn in sequence order has come). */
+static void
+op_start(struct hc_coll_op *op)
+{
+	struct hc_comm *comm = op->comm;
+	uint64_t bytes = op->count * op->elem_size;
+	int rc;
+
+	comm->start_seq++;
+	if (comm->error != 0) {
+		op->status = -HC_ERR_ABORTED;
+		return;
+	}
+	if (op->count == 0) {
 		op->done = 1;
-		return 0;
+		return;
 	}
 	/* One rank: the reduction of one value is the value (AVG divides by
 	 * 1, 16-bit floats convert to float32 and back exactly). */
-	if (comm->size == 1 || op->acc == dtype) {
-		if (sendbuf != recvbuf)
-			memcpy(recvbuf, sendbuf, bytes);
-		op->work = recvbuf;
+	if (comm->size == 1 || op->acc == op->dtype) {
+		if (op->send != op->recv)
+			memcpy(op->recv, op->send, bytes);
+		op->work = op->recv;
 	} else {
-		if (count > UINT64_MAX / op->acc_size ||
-		    (op->work = malloc(count * op->acc_size)) == NULL)
-			return -HC_ERR_NOMEM;
-		hc_reduce_to_acc(op->work, sendbuf, count, dtype, op->acc);
+		op->work = malloc(op->count * op->acc_size);
+		if (op->work == NULL) {
+			op->status = -HC_ERR_NOMEM;
+			return;
+		}
+		hc_reduce_to_acc(op->work, op->send, op->count, op->dtype,
+				 op->acc);
 	}
 	if (comm->size == 1) {
 		op->done = 1;
-		return 0;
+		return;
 	}
+	TAILQ_INSERT_TAIL(&comm->active, op, link);
+	op->started = 1;
 	rc = op->algo->start(op);
-	if (rc != 0)
-		return rc;
-	comm->active = op;
+	if (rc != 0) {
+		hc_coll_op_fail(op, rc);
+		return;
+	}
 	drain_unexpected(comm->coll, op);
-	return op->status;
+}
+
+void
+hc_coll_submit(struct hc_coll_op *op)
+{
+	struct hc_comm *comm = op->comm;
+	struct hc_coll_op *p;
+
+	/* Keep pending sorted by sequence number (wrap-safe). */
+	TAILQ_FOREACH(p, &comm->pending, link)
+		if (hct_psn_lt(op->seq, p->seq))
+			break;
+	if (p != NULL)
+		TAILQ_INSERT_BEFORE(p, op, link);
+	else
+		TAILQ_INSERT_TAIL(&comm->pending, op, link);
+	op->pending = 1;
+	while ((p = TAILQ_FIRST(&comm->pending)) != NULL &&
+	       p->seq == comm->start_seq) {
+		TAILQ_REMOVE(&comm->pending, p, link);
+		p->pending = 0;
+		op_start(p);
+	}
 }
 
 void
@@ -193,16 +241,21 @@ hc_coll_op_fail(struct hc_coll_op *op, int err)
 	op->status = err;
 	op->comm->error = err;
 	/* Queued messages point into op's buffers, which the caller gets
-	 * back now. Only the world communicator exists, so cancelling every
-	 * flow's queue cancels exactly op's messages. */
-	hct_cancel_msgs(op->comm->coll->hct);
+	 * back now. */
+	hct_cancel_owner(op->comm->coll->hct, op);
 }
 
 void
 hc_coll_op_end(struct hc_coll_op *op)
 {
-	if (op->comm != NULL && op->comm->active == op)
-		op->comm->active = NULL;
+	if (op->started) {
+		TAILQ_REMOVE(&op->comm->active, op, link);
+		op->started = 0;
+	}
+	if (op->pending) {
+		TAILQ_REMOVE(&op->comm->pending, op, link);
+		op->pending = 0;
+	}
 	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
 		op->algo->fini(op);
 	op->algo_state = NULL;
@@ -225,10 +278,12 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		c->stats.stale_rx++;
 		return HCT_RX_CONSUMED;
 	}
-	op = comm->active;
-	if (op == NULL || op->seq != d->coll_seq) {
-		if (m == NULL || hct_psn_lt(d->coll_seq, comm->next_seq)) {
-			c->stats.stale_rx++; /* an earlier collective's */
+	TAILQ_FOREACH(op, &comm->active, link)
+		if (op->seq == d->coll_seq)
+			break;
+	if (op == NULL) {
+		if (m == NULL || hct_psn_lt(d->coll_seq, comm->start_seq)) {
+			c->stats.stale_rx++; /* a finished collective's */
 			return HCT_RX_CONSUMED;
 		}
 		if (c->unexp_len == c->unexp_max)
@@ -277,10 +332,12 @@ hc_coll_peer_lost(void *ctx, uint32_t rank)
 	for (i = 0; i < RTE_DIM(c->comms); i++) {
 		struct hc_comm *comm = c->comms[i];
 
+		struct hc_coll_op *op;
+
 		if (comm == NULL || hc_comm_rank_of(comm, rank) == UINT32_MAX)
 			continue;
-		if (comm->active != NULL)
-			hc_coll_op_fail(comm->active, -HC_ERR_PEER_LOST);
+		TAILQ_FOREACH(op, &comm->active, link)
+			hc_coll_op_fail(op, -HC_ERR_PEER_LOST);
 		comm->error = -HC_ERR_PEER_LOST;
 	}
 }

@@ -39,6 +39,8 @@ static const struct num_key num_keys[] = {
 	{ "transport", "rto_max_us", F(rto_max_us), 500000, 10, 60000000 },
 	{ "transport", "retry_max", F(retry_max), 12, 1, 100 },
 	{ "transport", "ack_every", F(ack_every), 16, 1, 1024 },
+	{ "transport", "keepalive_ms", F(keepalive_ms), 100, 1, 600000 },
+	{ "transport", "peer_timeout_ms", F(peer_timeout_ms), 3000, 0, 3600000 },
 	{ "coll", "slice_bytes", F(slice_bytes), 262144, 1024, 1u << 30 },
 	{ "coll", "unexpected_max", F(unexpected_max), 2048, 16, 1u << 20 },
 	{ "engine", "idle_spin", F(idle_spin), 64, 0, 1u << 30 },

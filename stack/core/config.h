@@ -48,6 +48,8 @@ struct hc_config {
 	uint32_t rto_max_us;      /**< [transport] rto_max_us */
 	uint32_t retry_max;       /**< [transport] retry_max */
 	uint32_t ack_every;       /**< [transport] ack_every, DATA packets */
+	uint32_t keepalive_ms;    /**< [transport] keepalive_ms */
+	uint32_t peer_timeout_ms; /**< [transport] peer_timeout_ms, 0: off */
 	uint32_t slice_bytes;     /**< [coll] slice_bytes */
 	uint32_t unexpected_max;  /**< [coll] unexpected_max, packets held */
 	enum hc_idle_mode idle;   /**< [engine] idle */

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <rte_byteorder.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_ip.h>
 #include <rte_pause.h>
 #include <rte_random.h>
@@ -35,37 +37,120 @@ hc_engine_poll(struct hc_ctx *ctx)
 }
 
 void
-hc_engine_idle(struct hc_ctx *ctx, uint32_t work)
+hc_backoff(struct hc_ctx *ctx, struct hc_backoff *b)
 {
 	struct timespec ts;
 	uint64_t now;
 
-	if (work != 0) {
-		ctx->idle_polls = 0;
-		return;
-	}
 	if (ctx->cfg.idle == HC_IDLE_BUSY)
 		return;
-	if (++ctx->idle_polls <= ctx->cfg.idle_spin ||
-	    ctx->cfg.idle == HC_IDLE_PAUSE) {
+	if (++b->polls <= ctx->cfg.idle_spin || ctx->cfg.idle == HC_IDLE_PAUSE) {
 		rte_pause();
 		return;
 	}
 	now = hc_clock_now(&ctx->clk);
-	if (ctx->idle_polls == ctx->cfg.idle_spin + 1)
-		ctx->idle_since_ns = now;
+	if (b->polls == ctx->cfg.idle_spin + 1)
+		b->since_ns = now;
 	/* Yield first: on a shared core it hands the CPU to a peer rank (or
 	 * to the kernel's packet processing) and returns at once otherwise.
 	 * Sleep only after idle_yield_us without work, so that a rank that
 	 * waits for a slow or dead peer does not keep a core busy. */
 	if (ctx->cfg.idle == HC_IDLE_YIELD ||
-	    now - ctx->idle_since_ns < ctx->cfg.idle_yield_us * HC_NS_PER_US) {
+	    now - b->since_ns < ctx->cfg.idle_yield_us * HC_NS_PER_US) {
 		sched_yield();
 		return;
 	}
 	ts.tv_sec = 0;
 	ts.tv_nsec = (long)ctx->cfg.idle_sleep_us * 1000;
 	nanosleep(&ts, NULL);
+}
+
+void
+hc_wait_backoff(struct hc_ctx *ctx, struct hc_backoff *b)
+{
+	struct timespec ts;
+
+	if (ctx->cfg.idle == HC_IDLE_BUSY)
+		return;
+	if (++b->polls <= ctx->cfg.idle_spin || ctx->cfg.idle == HC_IDLE_PAUSE) {
+		rte_pause();
+		return;
+	}
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)ctx->cfg.idle_sleep_us * 1000;
+	nanosleep(&ts, NULL);
+}
+
+void
+hc_engine_idle(struct hc_ctx *ctx, uint32_t work)
+{
+	if (work != 0)
+		ctx->idle.polls = 0;
+	else
+		hc_backoff(ctx, &ctx->idle);
+}
+
+/* Finish a request: publish its status to the waiting thread. */
+static void
+request_done(struct hc_ctx *ctx, struct hc_request *req)
+{
+	hc_coll_op_end(&req->op);
+	TAILQ_REMOVE(&ctx->inflight, req, link);
+	req->status = req->op.status;
+	__atomic_store_n(&req->state, HC_REQ_DONE, __ATOMIC_RELEASE);
+}
+
+uint32_t
+hc_engine_step(struct hc_ctx *ctx)
+{
+	struct cds_wfcq_node *node;
+	struct hc_request *req, *next;
+	uint32_t work = 0;
+	uint64_t now;
+
+	for (;;) {
+		node = __cds_wfcq_dequeue_nonblocking(&ctx->qhead, &ctx->qtail);
+		if (node == NULL || node == CDS_WFCQ_WOULDBLOCK)
+			break;
+		req = caa_container_of(node, struct hc_request, qnode);
+		req->op.deadline_ns = hc_clock_now(&ctx->clk) +
+				      req->timeout_ms * HC_NS_PER_MS;
+		TAILQ_INSERT_TAIL(&ctx->inflight, req, link);
+		hc_coll_submit(&req->op);
+		work++;
+	}
+	work += hc_engine_poll(ctx);
+	now = hc_clock_now(&ctx->clk);
+	for (req = TAILQ_FIRST(&ctx->inflight); req != NULL; req = next) {
+		struct hc_coll_op *op = &req->op;
+
+		next = TAILQ_NEXT(req, link);
+		/* Timeouts run from submission; an op still waiting for an
+		 * earlier sequence number (pending) cannot time out alone. */
+		if (!op->done && op->status == 0 && op->started &&
+		    now > op->deadline_ns) {
+			HC_LOG(ERR, COLL, "rank %u: collective %u timed out "
+			       "after %u ms", ctx->rank, op->seq,
+			       req->timeout_ms);
+			hc_coll_op_fail(op, -HC_ERR_TIMEOUT);
+		}
+		if (op->done || op->status != 0) {
+			request_done(ctx, req);
+			work++;
+		}
+	}
+	return work;
+}
+
+/* The engine lcore's loop. */
+static int
+engine_main(void *arg)
+{
+	struct hc_ctx *ctx = arg;
+
+	while (!__atomic_load_n(&ctx->engine_stop, __ATOMIC_ACQUIRE))
+		hc_engine_idle(ctx, hc_engine_step(ctx));
+	return 0;
 }
 
 /* Fault-injector classifier: the HCT packet type of a frame we send. */
@@ -100,6 +185,24 @@ classify(const struct rte_mbuf *m, const void *arg)
 	default:
 		return HC_FAULT_CLASS_CONTROL;
 	}
+}
+
+/* The engine's lcore: the first worker lcore of the EAL, unless the
+ * caller (or HC_PROGRESS=caller) asks for progress in its own calls. */
+static unsigned int
+pick_engine_lcore(int progress)
+{
+	const char *env = getenv("HC_PROGRESS");
+	unsigned int lcore;
+
+	if (env != NULL && strcmp(env, "caller") == 0)
+		progress = HC_PROGRESS_CALLER;
+	if (progress == HC_PROGRESS_CALLER)
+		return RTE_MAX_LCORE;
+	lcore = rte_get_next_lcore(-1, 1, 0);
+	if (lcore >= RTE_MAX_LCORE || rte_eal_get_lcore_state(lcore) != WAIT)
+		return RTE_MAX_LCORE;
+	return lcore;
 }
 
 static int
@@ -217,6 +320,9 @@ bring_up(struct hc_ctx *ctx)
 	tc.retry_max = cfg->retry_max;
 	tc.ack_every = cfg->ack_every;
 	tc.hello_interval_ns = cfg->hello_interval_ms * HC_NS_PER_MS;
+	tc.keepalive_ns = cfg->keepalive_ms * HC_NS_PER_MS;
+	tc.peer_timeout_ns = cfg->peer_timeout_ms * HC_NS_PER_MS;
+	tc.always_on = ctx->engine_lcore != RTE_MAX_LCORE;
 	do
 		tc.nonce = (uint32_t)rte_rand();
 	while (tc.nonce == 0);
@@ -267,7 +373,7 @@ meet_peers(struct hc_ctx *ctx)
 int
 hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 {
-	struct hc_init_params def = { NULL, -1, 0 };
+	struct hc_init_params def = { NULL, -1, 0, HC_PROGRESS_AUTO };
 	struct hc_ctx *ctx;
 	const char *path;
 	int rank, rc;
@@ -304,17 +410,52 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	}
 	ctx->rank = (uint32_t)rank;
 	hc_clock_init_tsc(&ctx->clk);
+	__cds_wfcq_init(&ctx->qhead, &ctx->qtail);
+	TAILQ_INIT(&ctx->inflight);
+	rte_spinlock_init(&ctx->progress_lock);
+	ctx->engine_lcore = pick_engine_lcore(params->progress);
 	rc = bring_up(ctx);
 	if (rc == 0)
 		rc = meet_peers(ctx);
+	if (rc == 0 && ctx->engine_lcore != RTE_MAX_LCORE &&
+	    rte_eal_remote_launch(engine_main, ctx, ctx->engine_lcore) != 0) {
+		HC_LOG(ERR, CORE, "cannot start the engine on lcore %u",
+		       ctx->engine_lcore);
+		rc = -HC_ERR_INTERNAL;
+	}
 	if (rc != 0)
 		goto fail;
-	HC_LOG(INFO, CORE, "rank %u of %u up", ctx->rank, ctx->cfg.world_size);
+	HC_LOG(INFO, CORE, "rank %u of %u up, progress %s%u", ctx->rank,
+	       ctx->cfg.world_size, ctx->engine_lcore == RTE_MAX_LCORE ?
+	       "in callers" : "on lcore ", ctx->engine_lcore == RTE_MAX_LCORE ?
+	       0 : ctx->engine_lcore);
 	*out = ctx;
 	return 0;
 fail:
 	teardown(ctx);
 	return rc;
+}
+
+/* Requests not waited for before hc_finalize complete with
+ * HC_ERR_ABORTED; hc_wait/hc_test on them then only free them. */
+static void
+abort_requests(struct hc_ctx *ctx)
+{
+	struct cds_wfcq_node *node;
+	struct hc_request *req;
+
+	for (;;) {
+		node = __cds_wfcq_dequeue_blocking(&ctx->qhead, &ctx->qtail);
+		if (node == NULL)
+			break;
+		req = caa_container_of(node, struct hc_request, qnode);
+		TAILQ_INSERT_TAIL(&ctx->inflight, req, link);
+	}
+	while ((req = TAILQ_FIRST(&ctx->inflight)) != NULL) {
+		if (req->op.status == 0 && !req->op.done)
+			hc_coll_op_fail(&req->op, -HC_ERR_ABORTED);
+		request_done(ctx, req);
+	}
 }
 
 static void
@@ -342,6 +483,11 @@ hc_finalize(struct hc_ctx *ctx)
 
 	if (ctx == NULL)
 		return 0;
+	if (ctx->engine_lcore != RTE_MAX_LCORE) {
+		__atomic_store_n(&ctx->engine_stop, 1, __ATOMIC_RELEASE);
+		rte_eal_wait_lcore(ctx->engine_lcore);
+	}
+	abort_requests(ctx);
 	log_stats(ctx);
 	now = hc_clock_now(&ctx->clk);
 	deadline = now + ctx->cfg.drain_timeout_ms * HC_NS_PER_MS;
@@ -381,47 +527,6 @@ int
 hc_comm_size(const struct hc_comm *comm)
 {
 	return comm != NULL ? (int)comm->size : -HC_ERR_INVAL;
-}
-
-static struct hc_ctx *
-comm_ctx(struct hc_comm *comm)
-{
-	return container_of(comm, struct hc_ctx, world);
-}
-
-int
-hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
-	     uint64_t count, enum hc_dtype dtype, enum hc_op op)
-{
-	struct hc_coll_op o;
-	struct hc_ctx *ctx;
-	uint64_t deadline;
-	int rc;
-
-	if (comm == NULL)
-		return -HC_ERR_INVAL;
-	ctx = comm_ctx(comm);
-	rc = hc_coll_allreduce_start(comm, &o, sendbuf, recvbuf, count, dtype,
-				     op);
-	if (rc != 0) {
-		hc_coll_op_end(&o);
-		return rc;
-	}
-	deadline = hc_clock_now(&ctx->clk) +
-		   ctx->cfg.op_timeout_ms * HC_NS_PER_MS;
-	while (!o.done && o.status == 0) {
-		if (hc_clock_now(&ctx->clk) > deadline) {
-			HC_LOG(ERR, COLL, "rank %u: all-reduce %u timed out "
-			       "after %u ms", ctx->rank, o.seq,
-			       ctx->cfg.op_timeout_ms);
-			hc_coll_op_fail(&o, -HC_ERR_TIMEOUT);
-			break;
-		}
-		hc_engine_idle(ctx, hc_engine_poll(ctx));
-	}
-	rc = o.status;
-	hc_coll_op_end(&o);
-	return rc;
 }
 
 int

@@ -13,12 +13,44 @@
 #ifndef HC_CORE_ENGINE_H
 #define HC_CORE_ENGINE_H
 
+#include <urcu/wfcqueue.h>
+
+#include <rte_spinlock.h>
+
 #include "clock.h"
 #include "coll.h"
 #include "config.h"
 #include "hct.h"
 #include "net.h"
 #include "port.h"
+
+/** Idle backoff state of a thread waiting for a request. */
+struct hc_backoff {
+	uint32_t polls;
+	uint64_t since_ns;
+};
+
+/** A collective submitted through the API: allocated by the application
+ *  thread, handed to the engine through the wait-free queue, completed by
+ *  the engine (state HC_REQ_DONE, stored with release order), freed by
+ *  hc_test()/hc_wait() in the application thread. */
+enum hc_req_state {
+	HC_REQ_QUEUED = 0,
+	HC_REQ_DONE = 1,
+};
+
+struct hc_request {
+	struct cds_wfcq_node qnode;   /**< in ctx's submission queue */
+	TAILQ_ENTRY(hc_request) link; /**< engine's in-flight list */
+	struct hc_ctx *ctx;
+	struct hc_coll_op op;
+	uint32_t timeout_ms;          /**< per-op timeout */
+	int priority;                 /**< class; used from the transport
+	                               *   issue on */
+	int state;                    /**< enum hc_req_state, atomic */
+	int status;                   /**< 0 or -HC_ERR_*, valid when DONE */
+};
+TAILQ_HEAD(hc_request_list, hc_request);
 
 struct hc_ctx {
 	struct hc_config cfg;
@@ -30,8 +62,15 @@ struct hc_ctx {
 	struct hc_coll coll;
 	struct hc_comm world;
 	uint32_t *peer_ip;   /**< world_size addresses, host order */
-	uint32_t idle_polls; /**< consecutive polls without work */
-	uint64_t idle_since_ns; /**< when the spin phase of this idle ended */
+	struct hc_backoff idle; /**< the engine's own idle backoff */
+	/* submission queue: application threads -> engine (liburcu wfcqueue:
+	 * wait-free enqueue, one dequeuer) */
+	struct __cds_wfcq_head qhead;
+	struct cds_wfcq_tail qtail;
+	struct hc_request_list inflight; /**< engine: dequeued, not done */
+	unsigned int engine_lcore;   /**< RTE_MAX_LCORE: progress in callers */
+	int engine_stop;             /**< atomic: 1 asks the engine to stop */
+	rte_spinlock_t progress_lock; /**< caller progress: one poller */
 	int port_open;
 	int net_up;
 	int hct_up;
@@ -43,5 +82,25 @@ uint32_t hc_engine_poll(struct hc_ctx *ctx);
 
 /** Back off after a poll that did `work` units, per [engine] idle. */
 void hc_engine_idle(struct hc_ctx *ctx, uint32_t work);
+
+/** Engine: take submitted requests, poll once, finish what completed,
+ *  failed or timed out. Runs on the engine lcore, or in a caller holding
+ *  progress_lock. @return units of work done. */
+uint32_t hc_engine_step(struct hc_ctx *ctx);
+
+
+/** Back off once while waiting (the same tiers as the engine's idle). */
+void hc_backoff(struct hc_ctx *ctx, struct hc_backoff *b);
+
+/** Back off once while an engine lcore does the work: a short spin, then
+ *  sleep, never yield (the CPU is better left to the engines). */
+void hc_wait_backoff(struct hc_ctx *ctx, struct hc_backoff *b);
+
+/** The context of a communicator (only the world communicator exists). */
+static inline struct hc_ctx *
+hc_comm_ctx(struct hc_comm *comm)
+{
+	return container_of(comm, struct hc_ctx, world);
+}
 
 #endif /* HC_CORE_ENGINE_H */

@@ -8,12 +8,13 @@
  * cluster file and its rank, then collectives on the world communicator,
  * then hc_finalize().
  *
- * Progress model (this version): single-threaded. Every blocking call drives
- * the engine poll loop (RX burst -> net -> transport -> collectives, timers,
- * TX) on the calling lcore until the call completes, fails or times out.
- * Between calls nothing moves; peers that wait on this rank see it answer as
- * soon as it enters its next call. When idle the loop backs off as
- * configured ([engine] idle) so several ranks can share a core.
+ * Progress model: the engine's poll loop (RX burst -> net -> transport ->
+ * collectives, timers, TX) runs on the first worker lcore of the EAL
+ * (EAL option -l 0,1 or --lcores) and application threads hand it
+ * requests through a wait-free queue (liburcu wfcqueue). Without a worker
+ * lcore (or with HC_PROGRESS_CALLER) the loop runs inside the waiting
+ * calls instead. When idle, both back off as configured ([engine] idle),
+ * so several ranks can share a core.
  *
  * Units: counts are in elements, sizes in bytes, times in the unit their
  * name says (_us microseconds, _ms milliseconds, _ns nanoseconds).
@@ -104,6 +105,19 @@ struct hc_ctx;
 /** A set of ranks that run collectives together. */
 struct hc_comm;
 
+/** Where the engine's poll loop runs. */
+enum hc_progress {
+	/** On the first worker lcore of the EAL (e.g. --lcores 0,1) when
+	 *  there is one, else as HC_PROGRESS_CALLER. The environment
+	 *  variable HC_PROGRESS=caller forces caller progress. */
+	HC_PROGRESS_AUTO = 0,
+	/** Inside hc_wait()/hc_test()/blocking calls of the application's
+	 *  threads (one at a time). Between calls nothing moves, so peers
+	 *  cannot tell this rank computing from this rank dead: liveness
+	 *  timeouts ([transport] peer_timeout_ms) do not apply to it. */
+	HC_PROGRESS_CALLER = 1,
+};
+
 /** Parameters of hc_init(). */
 struct hc_init_params {
 	/** Path of the INI cluster file (format: config/example.ini).
@@ -115,7 +129,30 @@ struct hc_init_params {
 	/** Expected world size. 0: [job] world_size of the file. Non-zero and
 	 *  different from the file: HC_ERR_CONFIG. */
 	int world_size;
+	/** enum hc_progress; 0 (AUTO) when left out. */
+	int progress;
 };
+
+/** Traffic classes, most urgent first. Carried by every request; the
+ *  transport serves one class until priority scheduling lands. */
+enum hc_priority {
+	HC_PRIO_CONTROL = 0,
+	HC_PRIO_CRITICAL,
+	HC_PRIO_NORMAL,
+	HC_PRIO_BULK,
+};
+
+/** Per-operation options; NULL means all defaults. */
+struct hc_op_opts {
+	enum hc_priority priority; /**< class of the collective's traffic */
+	uint32_t timeout_ms;       /**< fail with HC_ERR_TIMEOUT after this
+	                            *   many ms from submission; 0: the
+	                            *   file's [engine] op_timeout_ms */
+};
+
+/** A collective in flight, from hc_i*() until hc_test() reports it done
+ *  or hc_wait() returns; then it is freed. */
+struct hc_request;
 
 /**
  * Start this rank: load and check the cluster file, bring up the DPDK port
@@ -173,7 +210,7 @@ uint16_t hc_float_to_bfloat16(float f);
 float hc_bfloat16_to_float(uint16_t h);
 
 /**
- * All-reduce: every rank's recvbuf[i] = sendbuf_0[i] OP ... OP
+ * All-reduce (blocking: hc_iallreduce() then hc_wait()): every rank's recvbuf[i] = sendbuf_0[i] OP ... OP
  * sendbuf_{n-1}[i] for i in 0..count-1. Blocking: returns when recvbuf
  * holds the result and sendbuf may be reused.
  *
@@ -194,6 +231,46 @@ float hc_bfloat16_to_float(uint16_t h);
  */
 int hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		 uint64_t count, enum hc_dtype dtype, enum hc_op op);
+
+/**
+ * Non-blocking all-reduce: same arguments and contract as hc_allreduce();
+ * returns once the request is queued to the engine. Buffers belong to the
+ * collective until the request completes. Requests on one communicator
+ * complete in any order but match across ranks in the order they were
+ * submitted (their sequence numbers), as in MPI; calls from several
+ * threads on one communicator must be ordered by the application.
+ *
+ * @param opts  NULL: [engine] op_timeout_ms, HC_PRIO_NORMAL.
+ * @param[out] req  the request, NULL on error.
+ * @return 0, -HC_ERR_INVAL (arguments, as hc_allreduce; nothing queued),
+ *         -HC_ERR_NOMEM.
+ */
+int hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		  uint64_t count, enum hc_dtype dtype, enum hc_op op,
+		  const struct hc_op_opts *opts, struct hc_request **req);
+
+/**
+ * Whether req completed. When *done is 1 the request is freed and the
+ * return value is its result; when 0, req stays valid and 0 is returned.
+ * With caller progress this also runs the engine once.
+ * @return 0, -HC_ERR_INVAL (req or done NULL), or the collective's error
+ *         (as hc_allreduce).
+ */
+int hc_test(struct hc_request *req, int *done);
+
+/**
+ * Wait until req completes, free it, return its result (as
+ * hc_allreduce). Waits with the idle backoff of [engine] idle.
+ * @return 0, -HC_ERR_INVAL (req NULL), or the collective's error.
+ */
+int hc_wait(struct hc_request *req);
+
+/**
+ * hc_wait() on n requests; every one is waited for and freed, and reqs[i]
+ * set to NULL. statuses (may be NULL) receives each result.
+ * @return 0, or the first error in array order.
+ */
+int hc_wait_all(struct hc_request **reqs, size_t n, int *statuses);
 
 /**
  * Text of an error code; accepts err and -err. Never NULL.

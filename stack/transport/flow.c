@@ -109,15 +109,20 @@ hct_drained(const struct hct *t)
 }
 
 void
-hct_cancel_msgs(struct hct *t)
+hct_cancel_owner(struct hct *t, const void *owner)
 {
 	uint32_t i;
 
 	for (i = 0; i < t->conf.world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
+		struct hct_msg *m, *next;
 
-		TAILQ_INIT(&f->msgs);
-		if (f->in_txlist) {
+		for (m = TAILQ_FIRST(&f->msgs); m != NULL; m = next) {
+			next = TAILQ_NEXT(m, link);
+			if (m->owner == owner)
+				TAILQ_REMOVE(&f->msgs, m, link);
+		}
+		if (f->in_txlist && TAILQ_EMPTY(&f->msgs)) {
 			TAILQ_REMOVE(&t->txlist, f, txlink);
 			f->in_txlist = 0;
 		}
@@ -140,8 +145,11 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 	p->src_rank = (uint16_t)t->conf.rank;
 	p->dst_rank = (uint16_t)f->peer;
 	p->ts_ns = now;
-	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK)
+	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK) {
+		if (t->conf.always_on)
+			p->flags = HCT_F_ALWAYS_ON;
 		return;
+	}
 	p->flags = HCT_F_ACK_VALID;
 	p->ack_psn = f->rcv_nxt;
 	for (i = 1; i <= HCT_SACK_BITS && i <= t->mask; i++) {
@@ -169,6 +177,23 @@ hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type)
 	if (m == NULL)
 		return -HC_ERR_NOMEM;
 	hct_fill_common(t, f, &p, type, hc_clock_now(t->clk));
+	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
+	hct_hdr_encode(&p, h);
+	return hc_net_udp_send(t->net, f->peer_ip, m);
+}
+
+/* An ACK with HCT_F_PROBE: the peer answers with an ACK at once. */
+int
+hct_send_probe(struct hct *t, struct hct_flow *f)
+{
+	struct rte_mbuf *m = hc_port_alloc(t->net->port);
+	struct hct_pkt p;
+	void *h;
+
+	if (m == NULL)
+		return -HC_ERR_NOMEM;
+	hct_fill_common(t, f, &p, HCT_TYPE_ACK, hc_clock_now(t->clk));
+	p.flags |= HCT_F_PROBE;
 	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
 	hct_hdr_encode(&p, h);
 	return hc_net_udp_send(t->net, f->peer_ip, m);
@@ -208,6 +233,7 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 			return 0;
 		}
 		f->peer_nonce = p->src_nonce;
+		f->peer_always_on = (p->flags & HCT_F_ALWAYS_ON) != 0;
 		if (p->type == HCT_TYPE_HELLO)
 			hct_send_ctrl(t, f, HCT_TYPE_HELLO_ACK);
 		else if (p->dst_nonce == t->conf.nonce)
@@ -221,9 +247,32 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		f->peer_nonce = p->src_nonce;
 		f->hello_acked = 1;
 	}
-	if (f->state == HCT_FLOW_INIT && f->hello_acked && f->peer_nonce != 0)
+	if (f->state == HCT_FLOW_INIT && f->hello_acked && f->peer_nonce != 0) {
 		f->state = HCT_FLOW_ESTABLISHED;
+		f->last_rx_ns = hc_clock_now(t->clk);
+	}
 	return f->state != HCT_FLOW_LOST;
+}
+
+/* Keepalive: a peer we have not heard from for keepalive_ns gets a probe
+ * (an ACK asking for an ACK); one that advertised always-on progress and
+ * stays silent for peer_timeout_ns is lost. Without always-on progress a
+ * silent peer may just be computing between two calls. */
+static uint32_t
+liveness(struct hct *t, struct hct_flow *f, uint64_t now)
+{
+	uint64_t quiet = now - f->last_rx_ns;
+
+	if (t->conf.peer_timeout_ns != 0 && f->peer_always_on &&
+	    quiet > t->conf.peer_timeout_ns) {
+		flow_lost(t, f, "silent for longer than the peer timeout");
+		return 0;
+	}
+	if (t->conf.keepalive_ns == 0 || quiet < t->conf.keepalive_ns ||
+	    now - f->last_probe_ns < t->conf.keepalive_ns)
+		return 0;
+	f->last_probe_ns = now;
+	return hct_send_probe(t, f) == 0;
 }
 
 uint32_t
@@ -234,8 +283,13 @@ hct_hello_tick(struct hct *t, uint64_t now)
 	for (i = 0; i < t->conf.world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 
-		if (i == t->conf.rank || f->hello_acked ||
-		    f->state == HCT_FLOW_LOST || now < f->next_hello_ns)
+		if (i == t->conf.rank || f->state == HCT_FLOW_LOST)
+			continue;
+		if (f->state == HCT_FLOW_ESTABLISHED) {
+			sent += liveness(t, f, now);
+			continue;
+		}
+		if (f->hello_acked || now < f->next_hello_ns)
 			continue;
 		f->next_hello_ns = now + t->conf.hello_interval_ns;
 		if (hct_send_ctrl(t, f, HCT_TYPE_HELLO) == 0)

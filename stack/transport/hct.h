@@ -94,6 +94,11 @@ struct hct_conf {
 	uint32_t ack_every;       /**< DATA packets per ACK at most */
 	uint64_t hello_interval_ns;
 	uint32_t nonce;           /**< this incarnation, non-zero */
+	uint64_t keepalive_ns;    /**< probe a silent peer after this; 0: never */
+	uint64_t peer_timeout_ns; /**< a peer silent this long is lost, if it
+	                           *   advertised always-on progress; 0: off */
+	int always_on;            /**< we progress between API calls (an
+	                           *   engine lcore): peers may time us out */
 	uint32_t initial_psn;     /**< first PSN of every flow, both ways;
 	                           *   0 in the stack, set by tests to
 	                           *   exercise wrap-around */
@@ -127,6 +132,9 @@ struct hct_flow {
 	uint32_t peer;
 	uint32_t peer_ip;
 	uint32_t peer_nonce;     /**< 0 until learnt */
+	int peer_always_on;      /**< its HELLO said it always progresses */
+	uint64_t last_rx_ns;     /**< last valid packet from the peer */
+	uint64_t last_probe_ns;  /**< last keepalive probe we sent */
 	int hello_acked;         /**< the peer confirmed our nonce */
 	enum hct_flow_state state;
 	uint64_t next_hello_ns;
@@ -200,9 +208,10 @@ uint32_t hct_established(const struct hct *t);
 /** 1 when nothing is queued or unacknowledged on any flow. */
 int hct_drained(const struct hct *t);
 
-/** Forget every queued message for every peer (after a failure);
- *  unacknowledged packets keep being retransmitted. */
-void hct_cancel_msgs(struct hct *t);
+/** Forget the queued messages whose owner is owner, on every flow (after
+ *  the owner failed: their source buffers go back to the application);
+ *  packets already sent keep being retransmitted until acknowledged. */
+void hct_cancel_owner(struct hct *t, const void *owner);
 
 /** The flow of a peer, or NULL. */
 static inline struct hct_flow *

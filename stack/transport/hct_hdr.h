@@ -41,6 +41,9 @@ enum hct_type {
 
 /** flags */
 #define HCT_F_ACK_VALID 0x01 /**< ack_psn/sack/ts_echo carry information */
+#define HCT_F_ALWAYS_ON 0x02 /**< HELLO: the sender progresses between API
+                              *   calls, so its silence means it is gone */
+#define HCT_F_PROBE     0x04 /**< ACK: answer with an ACK at once */
 
 /** SACK bitmap width: bit i (word i / 64, bit i % 64) = PSN ack_psn+1+i. */
 #define HCT_SACK_BITS 128

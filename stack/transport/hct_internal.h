@@ -29,6 +29,7 @@ hct_rx_bit_set(const struct hct *t, struct hct_flow *f, uint32_t psn,
 void hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		     uint8_t type, uint64_t now);
 int hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type);
+int hct_send_probe(struct hct *t, struct hct_flow *f);
 int hct_membership(struct hct *t, struct hct_flow *f,
 		   const struct hct_pkt *p);
 uint32_t hct_hello_tick(struct hct *t, uint64_t now);

@@ -172,6 +172,9 @@ hct_input(void *arg, uint32_t src_ip, struct rte_mbuf *m,
 		return;
 	}
 	now = hc_clock_now(t->clk);
+	f->last_rx_ns = now;
+	if (p.flags & HCT_F_PROBE)
+		f->ack_now = 1;
 	switch (p.type) {
 	case HCT_TYPE_DATA:
 		hct_on_ack(t, f, &p, now);

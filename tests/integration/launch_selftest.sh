@@ -386,12 +386,12 @@ EOF
 		run_launch eal 30 -n 2 "$p" a b
 	expect_rc 0
 	for r in 0 1; do
-		expect_line "$work/eal.out" "[$r] ARGS <--no-huge> <-m> <128> <--no-pci> <--file-prefix> <hc${LPID}r$r> <--lcores> <0@(0-1)> <--log-level=debug> <--no-telemetry> <--> <a> <b>"
+		expect_line "$work/eal.out" "[$r] ARGS <--no-huge> <-m> <128> <--no-pci> <--file-prefix> <hc${LPID}r$r> <--lcores> <0@(0-1),1@(0-1)> <--log-level=debug> <--no-telemetry> <--> <a> <b>"
 	done
 	run_launch eal 30 -n 2 "$p" --vdev=net_null0 -- a -- b
 	expect_rc 0
 	for r in 0 1; do
-		expect_line "$work/eal.out" "[$r] ARGS <--no-huge> <-m> <256> <--no-pci> <--file-prefix> <hc${LPID}r$r> <--lcores> <0@(0-1)> <--log-level=warning> <--no-telemetry> <--vdev=net_null0> <--> <a> <--> <b>"
+		expect_line "$work/eal.out" "[$r] ARGS <--no-huge> <-m> <256> <--no-pci> <--file-prefix> <hc${LPID}r$r> <--lcores> <0@(0-1),1@(0-1)> <--log-level=warning> <--no-telemetry> <--vdev=net_null0> <--> <a> <--> <b>"
 	done
 	HC_LAUNCH_NO_EAL=1 run_launch eal 30 -n 1 "$p" a -- b
 	expect_rc 0
@@ -405,7 +405,7 @@ case_exit_status() {
 #!/bin/bash
 case "$MODE:$HC_RANK" in
 one:2) exit 3 ;;
-order:1) sleep 1; exit 5 ;;
+order:1) sleep 3; exit 5 ;;  # 3 s: rank 3 must end first even under load
 order:3) exit 7 ;;
 segv:1) kill -SEGV $$ ;;
 esac

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The request API: application threads validate and queue collectives,
+ * the engine (its lcore, or the waiting caller) runs them, completion is
+ * published through the request's state (release/acquire).
+ */
+#include <stdlib.h>
+
+#include <rte_spinlock.h>
+
+#include "hypercomm.h"
+#include "engine.h"
+
+/* Caller progress: one thread at a time runs the engine. */
+static uint32_t
+caller_progress(struct hc_ctx *ctx)
+{
+	uint32_t work;
+
+	if (!rte_spinlock_trylock(&ctx->progress_lock))
+		return 0;
+	work = hc_engine_step(ctx);
+	rte_spinlock_unlock(&ctx->progress_lock);
+	return work;
+}
+
+static int
+is_done(const struct hc_request *req)
+{
+	return __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == HC_REQ_DONE;
+}
+
+int
+hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	      uint64_t count, enum hc_dtype dtype, enum hc_op op,
+	      const struct hc_op_opts *opts, struct hc_request **out)
+{
+	struct hc_request *req;
+	struct hc_ctx *ctx;
+	int rc;
+
+	if (out == NULL)
+		return -HC_ERR_INVAL;
+	*out = NULL;
+	if (comm == NULL)
+		return -HC_ERR_INVAL;
+	ctx = hc_comm_ctx(comm);
+	req = calloc(1, sizeof(*req));
+	if (req == NULL)
+		return -HC_ERR_NOMEM;
+	rc = hc_coll_allreduce_prepare(comm, &req->op, sendbuf, recvbuf, count,
+				       dtype, op);
+	if (rc != 0) {
+		free(req);
+		return rc;
+	}
+	req->ctx = ctx;
+	req->timeout_ms = opts != NULL && opts->timeout_ms != 0 ?
+			  opts->timeout_ms : ctx->cfg.op_timeout_ms;
+	req->priority = opts != NULL ? (int)opts->priority : HC_PRIO_NORMAL;
+	req->state = HC_REQ_QUEUED;
+	cds_wfcq_node_init(&req->qnode);
+	cds_wfcq_enqueue(&ctx->qhead, &ctx->qtail, &req->qnode);
+	*out = req;
+	return 0;
+}
+
+int
+hc_test(struct hc_request *req, int *done)
+{
+	int rc;
+
+	if (req == NULL || done == NULL)
+		return -HC_ERR_INVAL;
+	if (!is_done(req) && req->ctx->engine_lcore == RTE_MAX_LCORE)
+		caller_progress(req->ctx);
+	if (!is_done(req)) {
+		*done = 0;
+		return 0;
+	}
+	*done = 1;
+	rc = req->status;
+	free(req);
+	return rc;
+}
+
+int
+hc_wait(struct hc_request *req)
+{
+	struct hc_backoff b = { 0, 0 };
+	struct hc_ctx *ctx;
+	int rc;
+
+	if (req == NULL)
+		return -HC_ERR_INVAL;
+	ctx = req->ctx;
+	while (!is_done(req)) {
+		uint32_t work = 0;
+
+		if (ctx->engine_lcore == RTE_MAX_LCORE) {
+			work = caller_progress(ctx);
+			if (work != 0)
+				b.polls = 0;
+			else if (!is_done(req))
+				hc_backoff(ctx, &b);
+		} else if (!is_done(req)) {
+			hc_wait_backoff(ctx, &b);
+		}
+	}
+	rc = req->status;
+	free(req);
+	return rc;
+}
+
+int
+hc_wait_all(struct hc_request **reqs, size_t n, int *statuses)
+{
+	int first = 0, rc;
+	size_t i;
+
+	if (reqs == NULL && n > 0)
+		return -HC_ERR_INVAL;
+	for (i = 0; i < n; i++) {
+		rc = hc_wait(reqs[i]);
+		reqs[i] = NULL;
+		if (statuses != NULL)
+			statuses[i] = rc;
+		if (rc != 0 && first == 0)
+			first = rc;
+	}
+	return first;
+}
+
+int
+hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	     uint64_t count, enum hc_dtype dtype, enum hc_op op)
+{
+	struct hc_request *req;
+	int rc;
+
+	rc = hc_iallreduce(comm, sendbuf, recvbuf, count, dtype, op, NULL, &req);
+	if (rc != 0)
+		return rc;
+	return hc_wait(req);
+}
