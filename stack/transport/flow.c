@@ -151,6 +151,10 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		return;
 	}
 	p->flags = HCT_F_ACK_VALID;
+	if (f->rnr) {
+		p->flags |= HCT_F_RNR;
+		f->rnr = 0;
+	}
 	p->ack_psn = f->rcv_nxt;
 	for (i = 1; i <= HCT_SACK_BITS && i <= t->mask; i++) {
 		uint32_t psn = f->rcv_nxt + i;

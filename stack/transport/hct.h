@@ -155,6 +155,7 @@ struct hct_flow {
 	uint64_t *rcv_bits;      /**< window bitmap, indexed psn & mask */
 	uint32_t rx_unacked;     /**< DATA received since our last ACK */
 	int ack_now;
+	int rnr;                 /**< we refused DATA: say so in the next ACK */
 	uint64_t echo_ts_ns;     /**< ts_ns of the last DATA received */
 	uint64_t echo_arrival_ns;
 	struct hct_flow_stats stats;

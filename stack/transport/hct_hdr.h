@@ -44,6 +44,9 @@ enum hct_type {
 #define HCT_F_ALWAYS_ON 0x02 /**< HELLO: the sender progresses between API
                               *   calls, so its silence means it is gone */
 #define HCT_F_PROBE     0x04 /**< ACK: answer with an ACK at once */
+#define HCT_F_RNR       0x08 /**< ACK: receiver not ready (as InfiniBand's
+                              *   RNR NAK): DATA was refused for lack of
+                              *   room; the peer is alive, retry later */
 
 /** SACK bitmap width: bit i (word i / 64, bit i % 64) = PSN ack_psn+1+i. */
 #define HCT_SACK_BITS 128

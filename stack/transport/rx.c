@@ -69,6 +69,10 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 
 	if (!(p->flags & HCT_F_ACK_VALID))
 		return;
+	/* Refused for lack of room is not lost: the retry budget counts
+	 * only timeouts that hear nothing from the peer. */
+	if (p->flags & HCT_F_RNR)
+		f->rto_retries = 0;
 	if (hct_psn_lt(f->snd_nxt, ack)) {
 		t->stats.stray_rx++; /* acknowledges what we never sent */
 		return;
@@ -135,6 +139,8 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	v = t->up.data(t->up_ctx, f->peer, &d, payload, m);
 	if (v == HCT_RX_REJECT) {
 		t->stats.rejected_rx++;
+		f->rnr = 1;
+		f->ack_now = 1;
 		rte_pktmbuf_free(m);
 		return;
 	}

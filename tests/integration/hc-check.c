@@ -25,6 +25,14 @@
  *   ping    rank 0 pings every rank's IP while all ranks run all-reduces
  *   fault   like quick, and asserts the fault injector dropped DATA and
  *           the transport retransmitted (run with HC_FAULT_DROP_DATA_PCT)
+ *   async   64 all-reduces in flight, hc_wait_all
+ *   c15     the last rank leaves after 99 of 100 all-reduces
+ *   c16kill the last rank is killed with SIGKILL mid-collective (64 MiB)
+ *   c16stop the last rank is stopped with SIGSTOP mid-collective
+ *   c17     the last rank never joins: 200 ms per-op timeout
+ * The last four judge per rank ("PASS name (rank r)"), since the
+ * communicator is broken afterwards; the others agree through an
+ * all-reduce and only rank 0 prints.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -32,6 +40,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -413,6 +423,204 @@ suite_ping(void)
 	}
 }
 
+/* Per-rank verdict, for suites after which the communicator is broken
+ * (no all-reduce to agree with): each rank prints its own line. */
+static int
+local_verdict(const char *name, int ok, const char *why)
+{
+	cases++;
+	if (!ok)
+		failures++;
+	printf("%s %s (rank %d)%s%s\n", ok ? "PASS" : "FAIL", name, rank,
+	       ok ? "" : ": ", ok ? "" : why);
+	fflush(stdout);
+	return ok;
+}
+
+static double
+cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* 64 all-reduces in flight at once, of different sizes and types, then
+ * waited for together; each exact. */
+static void
+suite_async(void)
+{
+	enum { NREQ = 64 };
+	struct hc_request *req[NREQ];
+	void *buf[NREQ];
+	uint64_t count[NREQ];
+	int st[NREQ], i, bad = 0, rc;
+	char why[160] = "";
+
+	for (i = 0; i < NREQ; i++) {
+		enum hc_dtype d = (enum hc_dtype)(i % HC_DTYPE__MAX);
+
+		count[i] = 1 + (uint64_t)i * 977;
+		buf[i] = malloc(count[i] * hc_dtype_size(d));
+		hc_pattern_fill(buf[i], d, HC_OP_SUM, count[i], rank);
+		rc = hc_iallreduce(comm, buf[i], buf[i], count[i], d, HC_OP_SUM,
+				   NULL, &req[i]);
+		if (rc != 0) {
+			snprintf(why, sizeof(why), "hc_iallreduce %d: %s", i,
+				 hc_strerror(rc));
+			verdict("async: 64 requests submitted", 0, why);
+			exit(1);
+		}
+	}
+	rc = hc_wait_all(req, NREQ, st);
+	for (i = 0; i < NREQ; i++) {
+		enum hc_dtype d = (enum hc_dtype)(i % HC_DTYPE__MAX);
+
+		if (st[i] != 0 || hc_pattern_wrong(buf[i], d, HC_OP_SUM,
+						   count[i], nranks) != 0) {
+			bad++;
+			snprintf(why, sizeof(why), "request %d (%s, %" PRIu64
+				 " elements): %s", i, hc_dtype_name(d), count[i],
+				 st[i] != 0 ? hc_strerror(st[i]) : "wrong data");
+		}
+		free(buf[i]);
+	}
+	verdict("async: 64 all-reduces in flight, hc_wait_all, all exact",
+		rc == 0 && bad == 0, why);
+	verdict("async: hc_wait_all set every request to NULL",
+		req[0] == NULL && req[NREQ - 1] == NULL, "request left");
+}
+
+/* C17: the last rank never joins; the others fail with HC_ERR_TIMEOUT
+ * after their 200 ms per-op timeout (plus scheduling slack). */
+static void
+suite_c17(void)
+{
+	struct hc_op_opts opts = { HC_PRIO_NORMAL, 200 };
+	struct hc_request *req;
+	int32_t x[1024] = { 0 };
+	double t0, dt;
+	int rc;
+	char why[160];
+
+	if (rank == nranks - 1) {
+		/* Stay alive (answering) while the others time out. */
+		sleep(3);
+		local_verdict("C17 absent rank stayed out", 1, "");
+		return;
+	}
+	t0 = now_s();
+	rc = hc_iallreduce(comm, x, x, 1024, HC_DTYPE_INT32, HC_OP_SUM, &opts,
+			   &req);
+	if (rc == 0)
+		rc = hc_wait(req);
+	dt = now_s() - t0;
+	snprintf(why, sizeof(why), "%s after %.3f s", hc_strerror(rc), dt);
+	local_verdict("C17 200 ms per-op timeout gives HC_ERR_TIMEOUT in "
+		      "0.2..1.2 s", rc == -HC_ERR_TIMEOUT && dt >= 0.2 && dt < 1.2,
+		      why);
+	rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_INT32, HC_OP_SUM);
+	local_verdict("C17 the communicator then refuses new work with "
+		      "HC_ERR_ABORTED", rc == -HC_ERR_ABORTED, hc_strerror(rc));
+}
+
+/* Survivors of a lost rank: the pending collective fails with
+ * HC_ERR_PEER_LOST within the liveness timeout + 1 s, and the waiting
+ * process does not keep a core busy meanwhile. */
+static void
+expect_peer_lost(const char *tag, struct hc_request *req, double t0,
+		 double cpu0)
+{
+	double limit = 3.0 + 1.0; /* [transport] peer_timeout_ms + 1 s */
+	int rc = hc_wait(req);
+	double dt = now_s() - t0, cpu = cpu_s() - cpu0;
+	char name[160], why[160];
+
+	snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc), dt);
+	snprintf(name, sizeof(name), "%s: HC_ERR_PEER_LOST within %.0f s", tag,
+		 limit);
+	local_verdict(name, rc == -HC_ERR_PEER_LOST && dt <= limit, why);
+	snprintf(why, sizeof(why), "%.2f s of CPU in %.2f s", cpu, dt);
+	snprintf(name, sizeof(name), "%s: waiting used under half a core",
+		 tag);
+	local_verdict(name, cpu < 0.5 * dt, why);
+}
+
+/* C15: the last rank leaves after 99 of 100 all-reduces. */
+static void
+suite_c15(void)
+{
+	int32_t x[4096];
+	struct hc_request *req;
+	int i, rc = 0;
+
+	for (i = 0; i < 99 && rc == 0; i++) {
+		hc_pattern_fill(x, HC_DTYPE_INT32, HC_OP_SUM, 4096, rank);
+		rc = hc_allreduce(comm, x, x, 4096, HC_DTYPE_INT32, HC_OP_SUM);
+	}
+	if (rank == nranks - 1) {
+		local_verdict("C15 99 all-reduces before leaving", rc == 0,
+			      hc_strerror(rc));
+		return; /* main() finalizes and exits */
+	}
+	if (!local_verdict("C15 99 all-reduces", rc == 0, hc_strerror(rc)))
+		return;
+	{
+		double t0 = now_s(), c0 = cpu_s();
+
+		rc = hc_iallreduce(comm, x, x, 4096, HC_DTYPE_INT32, HC_OP_SUM,
+				   NULL, &req);
+		if (rc == 0)
+			expect_peer_lost("C15 100th all-reduce", req, t0, c0);
+	}
+}
+
+/* C16: the last rank is killed (-9) or stopped (-STOP) in the middle of
+ * a 64 MiB all-reduce. A stopped rank is continued after 8 s by a child
+ * it spawned, and then leaves without a word. */
+static void
+suite_c16(int stop)
+{
+	uint64_t count = (64u << 20) / sizeof(float);
+	float *x = calloc(count, sizeof(float));
+	struct hc_request *req;
+	double t0, c0;
+	int rc;
+
+	/* Every rank past hc_init first: the case is a rank lost in the
+	 * middle of a collective, not during the others' start-up (C18). */
+	rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_FLOAT32, HC_OP_SUM);
+	if (!local_verdict("C16 all ranks up", rc == 0, hc_strerror(rc)))
+		return;
+	t0 = now_s();
+	c0 = cpu_s();
+	rc = hc_iallreduce(comm, x, x, count, HC_DTYPE_FLOAT32, HC_OP_SUM, NULL,
+			   &req);
+	if (rc != 0) {
+		local_verdict("C16 submit", 0, hc_strerror(rc));
+		return;
+	}
+	if (rank == nranks - 1) {
+		usleep(300000); /* mid-collective */
+		if (stop) {
+			char cmd[64];
+			pid_t pid;
+			char *argv[] = { "sh", "-c", cmd, NULL };
+
+			snprintf(cmd, sizeof(cmd), "sleep 8; kill -CONT %d",
+				 (int)getpid());
+			posix_spawnp(&pid, "sh", NULL, NULL, argv, environ);
+			raise(SIGSTOP);
+			_exit(0);
+		}
+		raise(SIGKILL);
+	}
+	expect_peer_lost(stop ? "C16 kill -STOP" : "C16 kill -9", req, t0, c0);
+	free(x);
+}
+
 static void
 suite_fault(void)
 {
@@ -475,6 +683,16 @@ main(int argc, char **argv)
 		suite_ping();
 	else if (strcmp(suite, "fault") == 0)
 		suite_fault();
+	else if (strcmp(suite, "async") == 0)
+		suite_async();
+	else if (strcmp(suite, "c15") == 0)
+		suite_c15();
+	else if (strcmp(suite, "c16kill") == 0)
+		suite_c16(0);
+	else if (strcmp(suite, "c16stop") == 0)
+		suite_c16(1);
+	else if (strcmp(suite, "c17") == 0)
+		suite_c17();
 	else {
 		fprintf(stderr, "hc-check: unknown suite '%s'\n", suite);
 		failures = 1;
