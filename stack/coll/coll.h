@@ -42,6 +42,13 @@ struct hc_algo {
 
 extern const struct hc_algo hc_algo_ring;
 
+/* Control messages ride in DATA packets with a reserved step number:
+ * HC_STEP_SIG carries the sender's signature of the collective (payload:
+ * the same 4 bytes), HC_STEP_ABORT the error that ended it (payload: the
+ * negative error code, 4 bytes in network byte order). */
+#define HC_STEP_SIG   0xffff
+#define HC_STEP_ABORT 0xfffe
+
 enum hc_coll_kind {
 	HC_COLL_ALLREDUCE = 1,
 };
@@ -68,6 +75,12 @@ struct hc_coll_op {
 	int done;               /**< 1 when complete (status 0) */
 	int started;            /**< on comm's active list */
 	int pending;            /**< on comm's pending list */
+	struct hct_msg *ctl;    /**< signature messages sent by this op */
+	uint32_t ctl_left;      /**< of those, not yet cut into packets */
+	uint32_t sig_wanted;    /**< signatures that must arrive (count 0: all
+	                         *   other ranks; else none: data carries it) */
+	uint32_t sig_got;
+	uint32_t sig_wire;      /**< payload of the signature messages */
 	uint64_t deadline_ns;   /**< fail with HC_ERR_TIMEOUT after; 0: never */
 	void *algo_state;
 	TAILQ_ENTRY(hc_coll_op) link; /**< comm's pending or active list */
@@ -89,7 +102,17 @@ struct hc_comm {
 	int error;              /**< sticky: set when an op failed */
 	struct hc_coll_op_list pending; /**< submitted, an earlier seq not yet */
 	struct hc_coll_op_list active;  /**< started, not finished */
+	struct hct_msg *abort_msgs;     /**< one per rank, for the broadcast */
+	uint32_t abort_wire;            /**< their payload */
+	int aborted;                    /**< the broadcast went out */
 };
+
+/** op is over: failed, or done with its control messages cut. */
+static inline int
+hc_coll_op_over(const struct hc_coll_op *op)
+{
+	return op->status != 0 || (op->done && op->ctl_left == 0);
+}
 
 /** A held DATA packet of a collective not posted yet. */
 struct hc_unexpected {

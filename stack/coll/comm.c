@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
 #include "coll.h"
@@ -44,8 +45,12 @@ hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, uint32_t rank,
 
 	memset(comm, 0, sizeof(*comm));
 	comm->world = calloc(size, sizeof(*comm->world));
-	if (comm->world == NULL)
+	comm->abort_msgs = calloc(size, sizeof(*comm->abort_msgs));
+	if (comm->world == NULL || comm->abort_msgs == NULL) {
+		free(comm->world);
+		free(comm->abort_msgs);
 		return -HC_ERR_NOMEM;
+	}
 	for (i = 0; i < size; i++)
 		comm->world[i] = i;
 	comm->coll = c;
@@ -64,7 +69,9 @@ hc_comm_fini(struct hc_comm *comm)
 	if (comm->coll != NULL && comm->coll->comms[0] == comm)
 		comm->coll->comms[0] = NULL;
 	free(comm->world);
+	free(comm->abort_msgs);
 	comm->world = NULL;
+	comm->abort_msgs = NULL;
 }
 
 uint32_t
@@ -164,6 +171,71 @@ hc_coll_allreduce_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 	return 0;
 }
 
+/* Queue op's signature to its right neighbour, or to every other rank
+ * when all is set (then all must answer before op is done). */
+static int
+send_signatures(struct hc_coll_op *op, int all)
+{
+	struct hc_comm *comm = op->comm;
+	uint32_t n = comm->size, k, i = 0;
+	int rc;
+
+	op->ctl = calloc(all ? n - 1 : 1, sizeof(*op->ctl));
+	if (op->ctl == NULL)
+		return -HC_ERR_NOMEM;
+	op->sig_wire = op->sig;
+	op->sig_wanted = all ? n - 1 : 0;
+	for (k = 1; k < n; k++) {
+		struct hct_msg *msg = &op->ctl[i++];
+
+		msg->src = (const uint8_t *)&op->sig_wire;
+		msg->len = sizeof(op->sig_wire);
+		msg->owner = op;
+		msg->desc.comm_id = comm->id;
+		msg->desc.coll_seq = op->seq;
+		msg->desc.sig = op->sig;
+		msg->desc.step = HC_STEP_SIG;
+		msg->desc.length = sizeof(op->sig_wire);
+		op->ctl_left++;
+		rc = hct_send(comm->coll->hct, comm->world[(comm->rank + k) % n],
+			      msg);
+		if (rc != 0) {
+			op->ctl_left--;
+			return rc;
+		}
+		if (!all)
+			break;
+	}
+	return 0;
+}
+
+/* Tell every other rank that collective seq failed with err, once per
+ * communicator (it accepts no work after a failure). */
+static void
+broadcast_abort(struct hc_comm *comm, uint32_t seq, int err)
+{
+	uint32_t k;
+
+	if (comm->aborted)
+		return;
+	comm->aborted = 1;
+	comm->abort_wire = rte_cpu_to_be_32((uint32_t)err);
+	for (k = 0; k < comm->size; k++) {
+		struct hct_msg *msg = &comm->abort_msgs[k];
+
+		if (k == comm->rank)
+			continue;
+		msg->src = (const uint8_t *)&comm->abort_wire;
+		msg->len = sizeof(comm->abort_wire);
+		msg->owner = NULL;
+		msg->desc.comm_id = comm->id;
+		msg->desc.coll_seq = seq;
+		msg->desc.step = HC_STEP_ABORT;
+		msg->desc.length = sizeof(comm->abort_wire);
+		hct_send(comm->coll->hct, comm->world[k], msg);
+	}
+}
+
 /* Start op (its turn in sequence order has come). */
 static void
 op_start(struct hc_coll_op *op)
@@ -177,8 +249,20 @@ op_start(struct hc_coll_op *op)
 		op->status = -HC_ERR_ABORTED;
 		return;
 	}
-	if (op->count == 0) {
+	if (op->count == 0 && comm->size == 1) {
 		op->done = 1;
+		return;
+	}
+	if (op->count == 0) {
+		/* No data to carry the signature: tell every rank, and finish
+		 * only when every rank said the same (C05, C13). */
+		TAILQ_INSERT_TAIL(&comm->active, op, link);
+		op->started = 1;
+		rc = send_signatures(op, 1);
+		if (rc != 0)
+			hc_coll_op_fail(op, rc);
+		else
+			drain_unexpected(comm->coll, op);
 		return;
 	}
 	/* One rank: the reduction of one value is the value (AVG divides by
@@ -202,7 +286,12 @@ op_start(struct hc_coll_op *op)
 	}
 	TAILQ_INSERT_TAIL(&comm->active, op, link);
 	op->started = 1;
-	rc = op->algo->start(op);
+	/* The signature goes first to the right neighbour: should our data
+	 * never reach it (we have less to send than it expects), it still
+	 * learns that we disagree. */
+	rc = send_signatures(op, 0);
+	if (rc == 0)
+		rc = op->algo->start(op);
 	if (rc != 0) {
 		hc_coll_op_fail(op, rc);
 		return;
@@ -256,6 +345,8 @@ hc_coll_op_end(struct hc_coll_op *op)
 		TAILQ_REMOVE(&op->comm->pending, op, link);
 		op->pending = 0;
 	}
+	free(op->ctl);
+	op->ctl = NULL;
 	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
 		op->algo->fini(op);
 	op->algo_state = NULL;
@@ -297,12 +388,35 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		c->stats.stale_rx++;
 		return HCT_RX_CONSUMED;
 	}
+	if (d->step == HC_STEP_ABORT) {
+		rte_be32_t wire;
+		int err;
+
+		if (d->length != sizeof(wire)) {
+			c->stats.bad_data++;
+			return HCT_RX_CONSUMED;
+		}
+		memcpy(&wire, payload, sizeof(wire));
+		err = (int32_t)rte_be_to_cpu_32(wire);
+		if (err >= 0 || err <= -HC_ERR__MAX)
+			err = -HC_ERR_ABORTED;
+		HC_LOG(ERR, COLL, "collective %u: rank %u aborted it: %s",
+		       op->seq, src, hc_strerror(err));
+		hc_coll_op_fail(op, err);
+		return HCT_RX_CONSUMED;
+	}
 	if (d->sig != op->sig) {
 		c->stats.mismatches++;
 		HC_LOG(ERR, COLL, "collective %u: rank %u called it with other "
 		       "arguments (signature %08x, ours %08x)", op->seq, src,
 		       d->sig, op->sig);
 		hc_coll_op_fail(op, -HC_ERR_MISMATCH);
+		broadcast_abort(comm, op->seq, -HC_ERR_MISMATCH);
+		return HCT_RX_CONSUMED;
+	}
+	if (d->step == HC_STEP_SIG) {
+		if (++op->sig_got >= op->sig_wanted && op->count == 0)
+			op->done = 1;
 		return HCT_RX_CONSUMED;
 	}
 	csrc = hc_comm_rank_of(comm, src);
@@ -319,7 +433,11 @@ hc_coll_msg_sent(void *ctx, struct hct_msg *msg)
 	struct hc_coll_op *op = msg->owner;
 
 	(void)ctx;
-	if (op->status == 0 && !op->done)
+	if (op == NULL)
+		return; /* an abort broadcast */
+	if (msg->desc.step == HC_STEP_SIG)
+		op->ctl_left--;
+	else if (op->status == 0 && !op->done)
 		op->algo->sent(op, msg);
 }
 

@@ -134,7 +134,7 @@ hc_engine_step(struct hc_ctx *ctx)
 			       req->timeout_ms);
 			hc_coll_op_fail(op, -HC_ERR_TIMEOUT);
 		}
-		if (op->done || op->status != 0) {
+		if (hc_coll_op_over(op)) {
 			request_done(ctx, req);
 			work++;
 		}

@@ -30,6 +30,8 @@
  *   c16kill the last rank is killed with SIGKILL mid-collective (64 MiB)
  *   c16stop the last rank is stopped with SIGSTOP mid-collective
  *   c17     the last rank never joins: 200 ms per-op timeout
+ *   c05count, c05zero, c05dtype, c05op: the last rank calls with another
+ *           count (also 0 vs N), dtype or op: HC_ERR_MISMATCH everywhere
  * The last four judge per rank ("PASS name (rank r)"), since the
  * communicator is broken afterwards; the others agree through an
  * all-reduce and only rank 0 prints.
@@ -207,6 +209,15 @@ tx_pkts(void)
 	return s.port_tx_pkts + s.fault_drops;
 }
 
+static uint64_t
+data_pkts(void)
+{
+	struct hc_stats s;
+
+	hc_stats_get(ctx, &s);
+	return s.hct_data_tx;
+}
+
 static void
 suite_basic(void)
 {
@@ -353,13 +364,17 @@ suite_c13(void)
 	int64_t sbuf[1] = { 1 }, rbuf[1] = { 2 };
 	int rc;
 
-	before = tx_pkts();
+	before = data_pkts();
 	rc = hc_allreduce(comm, NULL, NULL, 0, HC_DTYPE_FLOAT32, HC_OP_SUM);
-	after = tx_pkts();
+	after = data_pkts();
 	verdict("C13 count 0 with NULL buffers succeeds", rc == 0,
 		hc_strerror(rc));
-	verdict("C13 count 0 sent no packet", after == before,
-		"packets were sent");
+	/* The only traffic: the signature, to every other rank (so that
+	 * "0 vs N" is caught, C05), one 4-byte DATA packet each. */
+	snprintf(why, sizeof(why), "%" PRIu64 " DATA packets sent, want %d",
+		 after - before, nranks - 1);
+	verdict("C13 count 0 sends only its signature (n-1 packets)",
+		after - before == (uint64_t)nranks - 1, why);
 	rc = hc_allreduce(comm, sbuf, rbuf, 0, HC_DTYPE_INT64, HC_OP_MAX);
 	verdict("C13 count 0 with buffers succeeds and writes nothing",
 		rc == 0 && rbuf[0] == 2 && sbuf[0] == 1, hc_strerror(rc));
@@ -548,6 +563,50 @@ expect_peer_lost(const char *tag, struct hc_request *req, double t0,
 	local_verdict(name, cpu < 0.5 * dt, why);
 }
 
+/* C05: one rank disagrees on count (also 0 vs N), dtype or op. Every
+ * rank gets HC_ERR_MISMATCH within the per-op timeout (5 s), then
+ * HC_ERR_ABORTED for new work. */
+static void
+suite_c05(const char *how)
+{
+	struct hc_op_opts opts = { HC_PRIO_NORMAL, 5000 };
+	uint64_t count = 100000;
+	enum hc_dtype d = HC_DTYPE_INT32;
+	enum hc_op op = HC_OP_SUM;
+	struct hc_request *req;
+	int64_t *x = calloc(count + 1, sizeof(int64_t));
+	double t0, dt;
+	int rc, odd = rank == nranks - 1;
+	char name[160], why[160];
+
+	/* All ranks past hc_init, and one good collective first. */
+	rc = hc_allreduce(comm, x, x, 16, HC_DTYPE_INT32, HC_OP_SUM);
+	if (!local_verdict("C05 warm-up all-reduce", rc == 0, hc_strerror(rc)))
+		return;
+	if (odd && strcmp(how, "count") == 0)
+		count++;
+	else if (odd && strcmp(how, "zero") == 0)
+		count = 0;
+	else if (odd && strcmp(how, "dtype") == 0)
+		d = HC_DTYPE_INT64;
+	else if (odd && strcmp(how, "op") == 0)
+		op = HC_OP_MAX;
+	t0 = now_s();
+	rc = hc_iallreduce(comm, x, x, count, d, op, &opts, &req);
+	if (rc == 0)
+		rc = hc_wait(req);
+	dt = now_s() - t0;
+	snprintf(name, sizeof(name), "C05 %s differs on rank %d: "
+		 "HC_ERR_MISMATCH within 6 s", how, nranks - 1);
+	snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc), dt);
+	local_verdict(name, rc == -HC_ERR_MISMATCH && dt < 6.0, why);
+	rc = hc_allreduce(comm, x, x, 16, HC_DTYPE_INT32, HC_OP_SUM);
+	snprintf(name, sizeof(name), "C05 %s: new work gets HC_ERR_ABORTED",
+		 how);
+	local_verdict(name, rc == -HC_ERR_ABORTED, hc_strerror(rc));
+	free(x);
+}
+
 /* C15: the last rank leaves after 99 of 100 all-reduces. */
 static void
 suite_c15(void)
@@ -693,6 +752,8 @@ main(int argc, char **argv)
 		suite_c16(1);
 	else if (strcmp(suite, "c17") == 0)
 		suite_c17();
+	else if (strncmp(suite, "c05", 3) == 0)
+		suite_c05(suite + 3);
 	else {
 		fprintf(stderr, "hc-check: unknown suite '%s'\n", suite);
 		failures = 1;
