@@ -20,12 +20,38 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 
 #include "hypercomm.h"
 #include "pattern.h"
 
+/* The collective measured, nccl-tests' conventions: "size" is the bytes
+ * of the whole buffer (all ranks' blocks for reduce-scatter and
+ * all-gather), busbw = algbw * factor. */
+enum coll { COLL_ALLREDUCE, COLL_REDUCESCATTER, COLL_ALLGATHER };
+
+static const struct {
+	const char *name;   /* --coll value */
+	const char *title;  /* nccl-tests binary it matches */
+	int reduces;        /* has an op */
+	int blocks;         /* size is n blocks of count/n */
+} colls[] = {
+	[COLL_ALLREDUCE] = { "allreduce", "all_reduce", 1, 0 },
+	[COLL_REDUCESCATTER] = { "reducescatter", "reduce_scatter", 1, 1 },
+	[COLL_ALLGATHER] = { "allgather", "all_gather", 0, 1 },
+};
+
+/* busbw / algbw: what each rank sends in a bandwidth-optimal algorithm
+ * relative to the buffer (nccl-tests doc/PERFORMANCE.md). */
+static double
+bus_factor(enum coll c, int n)
+{
+	return c == COLL_ALLREDUCE ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
+}
+
 struct opts {
+	enum coll coll;
 	uint64_t minbytes, maxbytes, factor;
 	int iters, warmup, check;
 	int dtype; /* -1: all */
@@ -52,8 +78,11 @@ usage(FILE *f)
 "      --world-size N     ranks expected (default: HC_WORLD_SIZE, else the\n"
 "                         cluster file)\n"
 "      --config FILE      cluster file (default: HC_CONFIG)\n"
+"      --coll C           allreduce (default), reducescatter, allgather\n"
 "  -h, --help\n"
-"busbw = algbw * 2(n-1)/n, as nccl-tests reports all-reduce; GB/s = 1e9 B/s.\n"
+"size: bytes of the whole buffer (for reducescatter and allgather all n\n"
+"blocks, as nccl-tests). busbw = algbw * 2(n-1)/n for allreduce, * (n-1)/n\n"
+"for reducescatter and allgather; GB/s = 1e9 B/s.\n"
 "Run N ranks on one host with: hc-launch -n N hc-perf [options]\n");
 }
 
@@ -106,14 +135,15 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "rank", required_argument, NULL, 'R' },
 		{ "world-size", required_argument, NULL, 'W' },
 		{ "config", required_argument, NULL, 'C' },
+		{ "coll", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env;
 	int c, f, i;
 
-	*o = (struct opts){ 32 << 20, 32 << 20, 2, 20, 5, 1, HC_DTYPE_FLOAT32,
-			    HC_OP_SUM, -1, 0, NULL };
+	*o = (struct opts){ COLL_ALLREDUCE, 32 << 20, 32 << 20, 2, 20, 5, 1,
+			    HC_DTYPE_FLOAT32, HC_OP_SUM, -1, 0, NULL };
 	env = getenv("HC_WORLD_SIZE");
 	if (env != NULL && parse_int(env, 1, &o->world) != 0) {
 		fprintf(stderr, "hc-perf: HC_WORLD_SIZE='%s' is not a size\n", env);
@@ -192,6 +222,18 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'C':
 			o->config = optarg;
 			break;
+		case 'L':
+			for (i = 0; i < (int)RTE_DIM(colls); i++)
+				if (strcmp(optarg, colls[i].name) == 0)
+					break;
+			if (i == (int)RTE_DIM(colls)) {
+				fprintf(stderr, "hc-perf: --coll '%s': not "
+					"allreduce, reducescatter or allgather "
+					"(bcast and reduce come later)\n", optarg);
+				return -1;
+			}
+			o->coll = (enum coll)i;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -225,36 +267,102 @@ struct result {
 	int64_t wrong;  /* sum over ranks, -1: not checked */
 };
 
+/* One call of the measured collective; count is per rank (all-reduce:
+ * the whole buffer). In place: nccl-tests' layouts. */
+static int
+coll_call(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
+	  uint64_t count, int dtype, int op, int inplace)
+{
+	size_t blk = count * hc_dtype_size(dtype) * hc_comm_rank(comm);
+
+	switch (c) {
+	case COLL_REDUCESCATTER:
+		return hc_reduce_scatter(comm, sbuf, inplace ?
+					 (uint8_t *)sbuf + blk : rbuf, count,
+					 dtype, op);
+	case COLL_ALLGATHER:
+		return hc_allgather(comm, inplace ? (uint8_t *)rbuf + blk : sbuf,
+				    rbuf, count, dtype);
+	default:
+		return hc_allreduce(comm, inplace ? rbuf : sbuf, rbuf, count,
+				    dtype, op);
+	}
+}
+
+/* Fill the inputs with the CASES patterns, run once, count wrong
+ * elements of this rank's output. */
+static int64_t
+check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
+	   uint64_t count, int dtype, int op, int inplace, int *rc)
+{
+	int r = hc_comm_rank(comm), n = hc_comm_size(comm);
+	size_t es = hc_dtype_size(dtype);
+	uint8_t *in, *out;
+	int64_t wrong = 0;
+	uint64_t i;
+
+	switch (c) {
+	case COLL_REDUCESCATTER:
+		hc_pattern_fill(sbuf, dtype, op, count * n, r);
+		out = inplace ? (uint8_t *)sbuf + count * es * r : rbuf;
+		if (!inplace)
+			memset(rbuf, 0xa5, count * es);
+		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace);
+		for (i = 0; i < count && *rc == 0; i++)
+			wrong += hc_pattern_load(out, dtype, i) !=
+				 hc_pattern_expected(dtype, op,
+						     (uint64_t)r * count + i, n);
+		return wrong;
+	case COLL_ALLGATHER:
+		in = inplace ? (uint8_t *)rbuf + count * es * r : sbuf;
+		if (!inplace)
+			memset(rbuf, 0xa5, count * es * n);
+		for (i = 0; i < count; i++)
+			hc_pattern_store(in, dtype, i,
+					 hc_pattern_value(dtype, HC_OP_SUM, i, r));
+		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace);
+		for (i = 0; i < count * n && *rc == 0; i++)
+			wrong += hc_pattern_load(rbuf, dtype, i) !=
+				 hc_pattern_value(dtype, HC_OP_SUM, i % count,
+						  (int)(i / count));
+		return wrong;
+	default:
+		hc_pattern_fill(inplace ? rbuf : sbuf, dtype, op, count, r);
+		if (!inplace)
+			memset(rbuf, 0xa5, count * es);
+		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace);
+		return *rc == 0 ? (int64_t)hc_pattern_wrong(rbuf, dtype, op,
+							    count, n) : 0;
+	}
+}
+
 /* One column group: check run, warm-up, timed iterations. */
 static int
 run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
 	uint64_t count, int dtype, int op, int inplace, struct result *res)
 {
-	int r = hc_comm_rank(comm), n = hc_comm_size(comm), i, rc;
-	size_t bytes = count * hc_dtype_size(dtype);
-	void *send = inplace ? rbuf : sbuf;
+	int n = hc_comm_size(comm), i, rc = 0;
 	int64_t wrong = 0;
 	double t0, t, sum;
 
 	if (o->check) {
-		hc_pattern_fill(send, dtype, op, count, r);
-		if (!inplace)
-			memset(rbuf, 0xa5, bytes);
-		rc = hc_allreduce(comm, send, rbuf, count, dtype, op);
+		wrong = check_once(comm, o->coll, sbuf, rbuf, count, dtype, op,
+				   inplace, &rc);
 		if (rc != 0)
 			return rc;
-		wrong = (int64_t)hc_pattern_wrong(rbuf, dtype, op, count, n);
 		rc = hc_allreduce(comm, &wrong, &wrong, 1, HC_DTYPE_INT64,
 				  HC_OP_SUM);
 		if (rc != 0)
 			return rc;
 	}
 	for (i = 0; i < o->warmup; i++)
-		if ((rc = hc_allreduce(comm, send, rbuf, count, dtype, op)) != 0)
+		if ((rc = coll_call(comm, o->coll, sbuf, rbuf, count, dtype, op,
+				    inplace)) != 0)
 			return rc;
 	t0 = now_us();
 	for (i = 0; i < o->iters; i++)
-		if ((rc = hc_allreduce(comm, send, rbuf, count, dtype, op)) != 0)
+		if ((rc = coll_call(comm, o->coll, sbuf, rbuf, count, dtype, op,
+				    inplace)) != 0)
 			return rc;
 	t = (now_us() - t0) / o->iters;
 	sum = t;
@@ -273,13 +381,13 @@ algbw(const struct result *res, uint64_t bytes)
 }
 
 static double
-busbw(const struct result *res, uint64_t bytes, int n)
+busbw(const struct result *res, uint64_t bytes, enum coll c, int n)
 {
-	return algbw(res, bytes) * 2.0 * (n - 1) / n;
+	return algbw(res, bytes) * bus_factor(c, n);
 }
 
 static void
-print_group(const struct result *res, uint64_t bytes, int n)
+print_group(const struct result *res, uint64_t bytes, enum coll c, int n)
 {
 	char t[32], w[32];
 
@@ -294,7 +402,7 @@ print_group(const struct result *res, uint64_t bytes, int n)
 	else
 		snprintf(w, sizeof(w), "%" PRId64, res->wrong);
 	printf("  %7s  %6.2f  %6.2f  %6s", t, algbw(res, bytes),
-	       busbw(res, bytes, n), w);
+	       busbw(res, bytes, c, n), w);
 }
 
 int
@@ -344,9 +452,10 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (r == 0) {
-		printf("# hc-perf all_reduce: nranks %d minBytes %" PRIu64
+		printf("# hc-perf %s: nranks %d minBytes %" PRIu64
 		       " maxBytes %" PRIu64 " step: %" PRIu64 "(factor) "
-		       "warmup iters: %d iters: %d validation: %d\n", n,
+		       "warmup iters: %d iters: %d validation: %d\n",
+		       colls[o.coll].title, n,
 		       o.minbytes, o.maxbytes, o.factor, o.warmup, o.iters,
 		       o.check);
 		printf("#\n");
@@ -367,14 +476,21 @@ main(int argc, char **argv)
 		if (o.dtype >= 0 && d != o.dtype)
 			continue;
 		for (p = 0; p < HC_OP__MAX; p++) {
-			if (o.op >= 0 && p != o.op)
+			if ((o.op >= 0 && p != o.op) ||
+			    (!colls[o.coll].reduces && p != HC_OP_SUM))
 				continue;
 			for (size = o.minbytes; size <= o.maxbytes;
 			     size = size * o.factor > size ? size * o.factor
 							   : o.maxbytes + 1) {
-				uint64_t count = size / hc_dtype_size(d);
-				uint64_t bytes = count * hc_dtype_size(d);
+				/* count: per rank; shown: the whole buffer */
+				uint64_t shown = size / hc_dtype_size(d);
+				uint64_t count = colls[o.coll].blocks ?
+						 shown / n : shown;
+				uint64_t bytes;
 				struct result out, in;
+
+				shown = colls[o.coll].blocks ? count * n : count;
+				bytes = shown * hc_dtype_size(d);
 
 				rc = run_one(comm, &o, sbuf, rbuf, count, d, p,
 					     0, &out);
@@ -388,16 +504,17 @@ main(int argc, char **argv)
 				if (r != 0)
 					continue;
 				printf("%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6i",
-				       bytes, count, hc_dtype_name(d),
-				       hc_op_name(p), -1);
-				print_group(&out, bytes, n);
-				print_group(&in, bytes, n);
+				       bytes, shown, hc_dtype_name(d),
+				       colls[o.coll].reduces ? hc_op_name(p) :
+				       "none", -1);
+				print_group(&out, bytes, o.coll, n);
+				print_group(&in, bytes, o.coll, n);
 				printf("\n");
 				fflush(stdout);
 				/* nccl-tests averages busbw over both
 				 * columns of every line. */
-				bw_sum += busbw(&out, bytes, n) +
-					  busbw(&in, bytes, n);
+				bw_sum += busbw(&out, bytes, o.coll, n) +
+					  busbw(&in, bytes, o.coll, n);
 				lines += 2;
 			}
 		}

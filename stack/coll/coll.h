@@ -51,6 +51,9 @@ extern const struct hc_algo hc_algo_ring;
 
 enum hc_coll_kind {
 	HC_COLL_ALLREDUCE = 1,
+	HC_COLL_REDUCE_SCATTER,
+	HC_COLL_ALLGATHER,
+	HC_COLL_BARRIER,
 };
 
 struct hc_coll_op {
@@ -61,7 +64,13 @@ struct hc_coll_op {
 	uint32_t sig;           /**< signature of (kind, dtype, op, count) */
 	enum hc_dtype dtype;
 	enum hc_op op;
-	uint64_t count;         /**< elements */
+	uint64_t count;         /**< elements per rank, as the API names it
+	                         *   (all-reduce count, reduce-scatter
+	                         *   recvcount, all-gather sendcount) */
+	uint64_t total;         /**< elements the ring moves: count, or
+	                         *   n * count for reduce-scatter/all-gather */
+	uint64_t out_base;      /**< element of the full buffer where recv
+	                         *   starts: r * count for reduce-scatter */
 	uint32_t elem_size;     /**< bytes */
 	const uint8_t *send;
 	uint8_t *recv;
@@ -152,15 +161,21 @@ int hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c,
 void hc_comm_fini(struct hc_comm *comm);
 
 /**
- * Validate the arguments of an all-reduce and fill op in; assigns the
+ * Validate the arguments of a collective and fill op in; assigns the
  * collective sequence number. Runs in the calling (application) thread
  * and touches no engine state; a refused call consumes no sequence number.
+ *
+ * kind ALLREDUCE: count elements in sendbuf and recvbuf (in place when
+ * equal); REDUCE_SCATTER: sendbuf n * count, recvbuf count (in place when
+ * recvbuf == sendbuf + rank * count elements); ALLGATHER: sendbuf count,
+ * recvbuf n * count (in place when sendbuf == recvbuf + rank * count);
+ * BARRIER: no buffers, count 0. Any other overlap is refused.
  * @return 0, or -HC_ERR_INVAL.
  */
-int hc_coll_allreduce_prepare(struct hc_comm *comm, struct hc_coll_op *op,
-			      const void *sendbuf, void *recvbuf,
-			      uint64_t count, enum hc_dtype dtype,
-			      enum hc_op rop);
+int hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
+		    enum hc_coll_kind kind, const void *sendbuf,
+		    void *recvbuf, uint64_t count, enum hc_dtype dtype,
+		    enum hc_op rop);
 
 /**
  * Engine thread: hand a prepared op to its communicator. Ops start in

@@ -119,55 +119,123 @@ drain_unexpected(struct hc_coll *c, struct hc_coll_op *op)
 	c->unexp_len = kept;
 }
 
-static int
-overlap(const uint8_t *a, const uint8_t *b, uint64_t bytes)
-{
-	return a != b && a < b + bytes && b < a + bytes;
-}
+static const char *const kind_names[] = {
+	[HC_COLL_ALLREDUCE] = "all-reduce",
+	[HC_COLL_REDUCE_SCATTER] = "reduce-scatter",
+	[HC_COLL_ALLGATHER] = "all-gather",
+	[HC_COLL_BARRIER] = "barrier",
+};
 
 int
-hc_coll_allreduce_prepare(struct hc_comm *comm, struct hc_coll_op *op,
-			  const void *sendbuf, void *recvbuf, uint64_t count,
-			  enum hc_dtype dtype, enum hc_op rop)
+hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
+		enum hc_coll_kind kind, const void *sendbuf, void *recvbuf,
+		uint64_t count, enum hc_dtype dtype, enum hc_op rop)
 {
+	const char *name = kind_names[kind];
 	size_t es = hc_dtype_size(dtype);
+	uint64_t n, sbytes, rbytes, place;
 
 	memset(op, 0, sizeof(*op));
+	if (kind == HC_COLL_BARRIER) {
+		dtype = HC_DTYPE_INT8;
+		rop = HC_OP_SUM;
+		es = 1;
+		count = 0;
+	}
+	if (kind == HC_COLL_ALLGATHER)
+		rop = HC_OP_SUM; /* no reduction; fixed for the signature */
 	if (comm == NULL || es == 0 || (unsigned int)rop >= HC_OP__MAX) {
-		HC_LOG(ERR, COLL, "all-reduce: %s", comm == NULL ?
+		HC_LOG(ERR, COLL, "%s: %s", name, comm == NULL ?
 		       "no communicator" : es == 0 ? "unknown dtype" :
 		       "unknown op");
 		return -HC_ERR_INVAL;
 	}
-	if (count > UINT64_MAX / 8) {
-		HC_LOG(ERR, COLL, "all-reduce: count %" PRIu64 " too large",
+	n = kind == HC_COLL_ALLREDUCE ? 1 : comm->size;
+	if (count > UINT64_MAX / 8 / n) {
+		HC_LOG(ERR, COLL, "%s: count %" PRIu64 " too large", name,
 		       count);
 		return -HC_ERR_INVAL;
 	}
 	if (count > 0 && (sendbuf == NULL || recvbuf == NULL)) {
-		HC_LOG(ERR, COLL, "all-reduce: NULL buffer for %" PRIu64
-		       " elements", count);
+		HC_LOG(ERR, COLL, "%s: NULL buffer for %" PRIu64 " elements",
+		       name, count);
 		return -HC_ERR_INVAL;
 	}
-	if (count > 0 && overlap(sendbuf, recvbuf, count * es)) {
-		HC_LOG(ERR, COLL, "all-reduce: send and receive buffers "
-		       "overlap without being equal");
+	sbytes = count * es * (kind == HC_COLL_REDUCE_SCATTER ? n : 1);
+	rbytes = count * es * (kind == HC_COLL_ALLGATHER ? n : 1);
+	place = count * es * comm->rank;
+	if (count > 0 && !(kind == HC_COLL_ALLREDUCE && sendbuf == recvbuf) &&
+	    !(kind == HC_COLL_REDUCE_SCATTER &&
+	      (const uint8_t *)recvbuf == (const uint8_t *)sendbuf + place) &&
+	    !(kind == HC_COLL_ALLGATHER &&
+	      (const uint8_t *)sendbuf == (const uint8_t *)recvbuf + place) &&
+	    (const uint8_t *)sendbuf < (const uint8_t *)recvbuf + rbytes &&
+	    (const uint8_t *)recvbuf < (const uint8_t *)sendbuf + sbytes) {
+		HC_LOG(ERR, COLL, "%s: send and receive buffers overlap "
+		       "without being the in-place layout", name);
 		return -HC_ERR_INVAL;
 	}
 	op->comm = comm;
-	op->kind = HC_COLL_ALLREDUCE;
+	op->kind = kind;
 	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
-	op->sig = signature(op->kind, dtype, rop, count);
+	op->sig = signature(kind, dtype, rop, count);
 	op->dtype = dtype;
 	op->op = rop;
 	op->count = count;
+	op->total = count * n;
+	op->out_base = kind == HC_COLL_REDUCE_SCATTER ? count * comm->rank : 0;
 	op->elem_size = (uint32_t)es;
 	op->send = sendbuf;
 	op->recv = recvbuf;
-	op->acc = hc_reduce_acc_dtype(dtype, rop);
+	op->acc = kind == HC_COLL_ALLGATHER ? dtype
+					    : hc_reduce_acc_dtype(dtype, rop);
 	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
 	op->reduce = hc_reduce_get(op->acc, rop);
 	op->algo = &hc_algo_ring;
+	return 0;
+}
+
+/* Fill op->work, the buffer the reduce-scatter phase accumulates in, and
+ * put this rank's own contribution where the ring expects it. */
+static int
+prepare_buffers(struct hc_coll_op *op)
+{
+	struct hc_comm *comm = op->comm;
+	size_t es = op->elem_size;
+
+	switch (op->kind) {
+	case HC_COLL_ALLGATHER:
+		if (op->send != op->recv + op->count * es * comm->rank)
+			memcpy(op->recv + op->count * es * comm->rank, op->send,
+			       op->count * es);
+		op->work = op->recv; /* no reduction */
+		return 0;
+	case HC_COLL_REDUCE_SCATTER:
+		if (comm->size == 1) {
+			if (op->send != op->recv)
+				memcpy(op->recv, op->send, op->count * es);
+			return 0;
+		}
+		break; /* a work buffer: the send buffer stays untouched */
+	default:
+		/* One rank: the reduction of one value is the value (AVG
+		 * divides by 1, 16-bit floats convert exactly). */
+		if (comm->size == 1 || op->acc == op->dtype) {
+			if (op->send != op->recv)
+				memcpy(op->recv, op->send, op->total * es);
+			op->work = op->recv;
+			return 0;
+		}
+		break;
+	}
+	op->work = malloc(op->total * op->acc_size);
+	if (op->work == NULL)
+		return -HC_ERR_NOMEM;
+	if (op->acc == op->dtype)
+		memcpy(op->work, op->send, op->total * es);
+	else
+		hc_reduce_to_acc(op->work, op->send, op->total, op->dtype,
+				 op->acc);
 	return 0;
 }
 
@@ -241,7 +309,6 @@ static void
 op_start(struct hc_coll_op *op)
 {
 	struct hc_comm *comm = op->comm;
-	uint64_t bytes = op->count * op->elem_size;
 	int rc;
 
 	comm->start_seq++;
@@ -265,20 +332,10 @@ op_start(struct hc_coll_op *op)
 			drain_unexpected(comm->coll, op);
 		return;
 	}
-	/* One rank: the reduction of one value is the value (AVG divides by
-	 * 1, 16-bit floats convert to float32 and back exactly). */
-	if (comm->size == 1 || op->acc == op->dtype) {
-		if (op->send != op->recv)
-			memcpy(op->recv, op->send, bytes);
-		op->work = op->recv;
-	} else {
-		op->work = malloc(op->count * op->acc_size);
-		if (op->work == NULL) {
-			op->status = -HC_ERR_NOMEM;
-			return;
-		}
-		hc_reduce_to_acc(op->work, op->send, op->count, op->dtype,
-				 op->acc);
+	rc = prepare_buffers(op);
+	if (rc != 0) {
+		op->status = rc;
+		return;
 	}
 	if (comm->size == 1) {
 		op->done = 1;
@@ -415,6 +472,9 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		return HCT_RX_CONSUMED;
 	}
 	if (d->step == HC_STEP_SIG) {
+		HC_LOG(DEBUG, COLL, "collective %u: signature from rank %u "
+		       "(%u of %u)", op->seq, src, op->sig_got + 1,
+		       op->sig_wanted);
 		if (++op->sig_got >= op->sig_wanted && op->count == 0)
 			op->done = 1;
 		return HCT_RX_CONSUMED;

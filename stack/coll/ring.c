@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Pipelined ring all-reduce: reduce-scatter then all-gather, n-1 steps
- * each, every chunk cut into slices that move through the steps
- * independently (ring_plan.h has the schedule). Patarasuk and Yuan,
+ * Pipelined ring: all-reduce is reduce-scatter then all-gather, n-1 steps
+ * each; reduce-scatter and all-gather run one half (with chunks renumbered
+ * so that rank r ends up owning block r). Every chunk is cut into slices
+ * that move through the steps independently (ring_plan.h has the
+ * schedule). Reduction runs in the accumulation type (reduce.h) in
+ * op->work; each owned slice is rounded into the output once. Patarasuk and Yuan,
  * "Bandwidth optimal all-reduce algorithms for clusters of workstations",
  * JPDC 69(2), 2009: each rank sends and receives 2(n-1)/n of the buffer.
  *
@@ -21,12 +24,15 @@
 #include "log.h"
 
 struct ring {
-	struct hc_ring_plan plan;
-	uint32_t steps;      /**< 2(n-1) */
+	struct hc_ring_plan plan; /**< in block space: block b holds the
+	                           *   elements of rank b's result share */
+	uint32_t n;
+	uint32_t j0, j1;     /**< steps run: [j0, j1) of 0..2(n-1) */
+	uint32_t shift;      /**< block of ring chunk c: (c + n - shift) % n */
 	uint32_t left;       /**< world rank we receive from */
 	uint32_t right;      /**< world rank we send to */
-	uint64_t *got;       /**< [step][slice] bytes received */
-	struct hct_msg *msgs; /**< [step][slice] */
+	uint64_t *got;       /**< [step - j0][slice] bytes received */
+	struct hct_msg *msgs; /**< [step - j0][slice] */
 	uint64_t recv_left;  /**< (step, slice) pairs not complete */
 	uint64_t send_left;  /**< messages not yet cut into packets */
 };
@@ -34,7 +40,21 @@ struct ring {
 static inline uint64_t
 idx(const struct ring *g, uint32_t step, uint32_t slice)
 {
-	return (uint64_t)step * g->plan.nslices + slice;
+	return (uint64_t)(step - g->j0) * g->plan.nslices + slice;
+}
+
+/* Elements of ring chunk c, slice k. */
+static void
+span(const struct ring *g, uint32_t c, uint32_t k, uint64_t *first,
+     uint64_t *len)
+{
+	hc_ring_span(&g->plan, (c + g->n - g->shift) % g->n, k, first, len);
+}
+
+static int
+reduce_phase(const struct ring *g, uint32_t step)
+{
+	return step < g->n - 1;
 }
 
 static void
@@ -52,14 +72,13 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 {
 	struct ring *g = op->algo_state;
 	struct hct_msg *msg = &g->msgs[idx(g, step, slice)];
-	uint32_t c = hc_ring_send_chunk(g->plan.n, op->comm->rank, step);
+	uint32_t c = hc_ring_send_chunk(g->n, op->comm->rank, step);
+	uint32_t es = reduce_phase(g, step) ? op->acc_size : op->elem_size;
+	uint8_t *buf = reduce_phase(g, step) ? op->work : op->recv;
 	uint64_t first, len;
 	int rc;
 
-	uint32_t es = step < g->plan.n - 1 ? op->acc_size : op->elem_size;
-	uint8_t *buf = step < g->plan.n - 1 ? op->work : op->recv;
-
-	hc_ring_span(&g->plan, c, slice, &first, &len);
+	span(g, c, slice, &first, &len);
 	if (len == 0) {
 		g->send_left--;
 		return;
@@ -79,20 +98,19 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 }
 
 /* After the last reduce-scatter step this rank owns chunk r+1 reduced
- * over all ranks, in the accumulation type: round it into the receive
- * buffer once (and divide for AVG), before all-gather copies it out. */
+ * over all ranks, in the accumulation type: round it into the output
+ * once (and divide for AVG), before all-gather copies it out. */
 static void
 finish_owned(struct hc_coll_op *op, uint32_t slice)
 {
 	struct ring *g = op->algo_state;
-	uint32_t c = (op->comm->rank + 1) % g->plan.n;
-	uint32_t div = op->op == HC_OP_AVG ? g->plan.n : 1;
+	uint32_t div = op->op == HC_OP_AVG ? g->n : 1;
 	uint64_t first, len;
 
 	if (op->work == op->recv && div == 1)
 		return;
-	hc_ring_span(&g->plan, c, slice, &first, &len);
-	hc_reduce_from_acc(op->recv + first * op->elem_size,
+	span(g, (op->comm->rank + 1) % g->n, slice, &first, &len);
+	hc_reduce_from_acc(op->recv + (first - op->out_base) * op->elem_size,
 			   op->work + first * op->acc_size, len, op->dtype,
 			   op->acc, div);
 }
@@ -104,9 +122,9 @@ step_complete(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 	struct ring *g = op->algo_state;
 
 	g->recv_left--;
-	if (step == g->plan.n - 2)
+	if (step == g->n - 2)
 		finish_owned(op, slice);
-	if (step + 1 < g->steps)
+	if (step + 1 < g->j1)
 		send_step(op, step + 1, slice);
 }
 
@@ -114,9 +132,10 @@ static int
 ring_start(struct hc_coll_op *op)
 {
 	uint32_t n = op->comm->size, r = op->comm->rank, j, k;
+	uint64_t steps;
 	struct ring *g;
 
-	if (op->comm->size - 1 > UINT16_MAX / 2) {
+	if (op->comm->size - 1 > UINT16_MAX / 4) {
 		HC_LOG(ERR, COLL, "ring: %u ranks exceed the 16-bit step field",
 		       n);
 		return -HC_ERR_UNSUPPORTED;
@@ -124,13 +143,34 @@ ring_start(struct hc_coll_op *op)
 	g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return -HC_ERR_NOMEM;
-	hc_ring_plan_init(&g->plan, op->count, n, op->elem_size,
+	g->n = n;
+	switch (op->kind) {
+	case HC_COLL_REDUCE_SCATTER:
+		g->j0 = 0;
+		g->j1 = n - 1;
+		g->shift = 1;
+		break;
+	case HC_COLL_ALLGATHER:
+		g->j0 = n - 1;
+		g->j1 = 2 * (n - 1);
+		g->shift = 1;
+		break;
+	default:
+		g->j0 = 0;
+		g->j1 = hc_ring_steps(n);
+		g->shift = 0;
+		break;
+	}
+	/* Slices sized by the bytes that travel: the accumulation type
+	 * while reducing, the element type while gathering. */
+	hc_ring_plan_init(&g->plan, op->total, n,
+			  g->j0 == 0 ? op->acc_size : op->elem_size,
 			  op->comm->coll->slice_bytes);
-	g->steps = hc_ring_steps(n);
 	g->left = op->comm->world[(r + n - 1) % n];
 	g->right = op->comm->world[(r + 1) % n];
-	g->got = calloc((uint64_t)g->steps * g->plan.nslices, sizeof(*g->got));
-	g->msgs = calloc((uint64_t)g->steps * g->plan.nslices, sizeof(*g->msgs));
+	steps = (uint64_t)(g->j1 - g->j0) * g->plan.nslices;
+	g->got = calloc(steps, sizeof(*g->got));
+	g->msgs = calloc(steps, sizeof(*g->msgs));
 	if (g->got == NULL || g->msgs == NULL) {
 		free(g->got);
 		free(g->msgs);
@@ -138,18 +178,17 @@ ring_start(struct hc_coll_op *op)
 		return -HC_ERR_NOMEM;
 	}
 	op->algo_state = g;
-	g->recv_left = (uint64_t)g->steps * g->plan.nslices;
-	g->send_left = g->recv_left;
+	g->recv_left = steps;
+	g->send_left = steps;
 	for (k = 0; k < g->plan.nslices && op->status == 0; k++)
-		send_step(op, 0, k);
-	/* Slices with nothing to receive at a step (count < n, or tiny
-	 * chunks) are complete from the start. */
-	for (j = 0; j < g->steps && op->status == 0; j++)
+		send_step(op, g->j0, k);
+	/* Slices with nothing to receive at a step (few elements, uneven
+	 * blocks) are complete from the start. */
+	for (j = g->j0; j < g->j1 && op->status == 0; j++)
 		for (k = 0; k < g->plan.nslices; k++) {
 			uint64_t first, len;
 
-			hc_ring_span(&g->plan, hc_ring_recv_chunk(n, r, j), k,
-				     &first, &len);
+			span(g, hc_ring_recv_chunk(n, r, j), k, &first, &len);
 			if (len == 0)
 				step_complete(op, j, k);
 		}
@@ -163,41 +202,47 @@ ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 {
 	struct ring *g = op->algo_state;
 	struct hc_coll_stats *st = &op->comm->coll->stats;
-	uint32_t n = g->plan.n, c, k;
-	uint32_t es = d->step < n - 1 ? op->acc_size : op->elem_size;
+	uint32_t n = g->n, c, b, k;
+	uint32_t es, step = d->step;
 	uint64_t first, len, e, *got;
 
-	if (src != (op->comm->rank + n - 1) % n || d->step >= g->steps ||
-	    d->length == 0 || d->offset % es != 0 || d->length % es != 0) {
+	if (src != (op->comm->rank + n - 1) % n || step < g->j0 ||
+	    step >= g->j1 || d->length == 0) {
 		st->bad_data++;
 		return HCT_RX_CONSUMED;
 	}
-	c = hc_ring_recv_chunk(n, op->comm->rank, d->step);
+	es = reduce_phase(g, step) ? op->acc_size : op->elem_size;
+	if (d->offset % es != 0 || d->length % es != 0) {
+		st->bad_data++;
+		return HCT_RX_CONSUMED;
+	}
+	c = hc_ring_recv_chunk(n, op->comm->rank, step);
+	b = (c + n - g->shift) % n;
 	e = d->offset / es;
-	hc_ring_span(&g->plan, c, 0, &first, &len);
+	hc_ring_span(&g->plan, b, 0, &first, &len);
 	if (e < first) {
 		st->bad_data++;
 		return HCT_RX_CONSUMED;
 	}
-	k = hc_ring_slice_of(&g->plan, c, e);
+	k = hc_ring_slice_of(&g->plan, b, e);
 	if (k >= g->plan.nslices) {
 		st->bad_data++;
 		return HCT_RX_CONSUMED;
 	}
-	hc_ring_span(&g->plan, c, k, &first, &len);
-	got = &g->got[idx(g, d->step, k)];
+	hc_ring_span(&g->plan, b, k, &first, &len);
+	got = &g->got[idx(g, step, k)];
 	if (e < first || e + d->length / es > first + len ||
 	    *got + d->length > len * es) {
 		st->bad_data++;
 		return HCT_RX_CONSUMED;
 	}
-	if (d->step < n - 1)
+	if (reduce_phase(g, step))
 		op->reduce(op->work + d->offset, payload, d->length / es);
 	else
 		memcpy(op->recv + d->offset, payload, d->length);
 	*got += d->length;
 	if (*got == len * es) {
-		step_complete(op, d->step, k);
+		step_complete(op, step, k);
 		maybe_done(op);
 	}
 	return HCT_RX_CONSUMED;

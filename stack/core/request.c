@@ -30,10 +30,11 @@ is_done(const struct hc_request *req)
 	return __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == HC_REQ_DONE;
 }
 
-int
-hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
-	      uint64_t count, enum hc_dtype dtype, enum hc_op op,
-	      const struct hc_op_opts *opts, struct hc_request **out)
+/* Validate, fill and queue one collective to the engine. */
+static int
+submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
+       void *recvbuf, uint64_t count, enum hc_dtype dtype, enum hc_op op,
+       const struct hc_op_opts *opts, struct hc_request **out)
 {
 	struct hc_request *req;
 	struct hc_ctx *ctx;
@@ -48,8 +49,8 @@ hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	req = calloc(1, sizeof(*req));
 	if (req == NULL)
 		return -HC_ERR_NOMEM;
-	rc = hc_coll_allreduce_prepare(comm, &req->op, sendbuf, recvbuf, count,
-				       dtype, op);
+	rc = hc_coll_prepare(comm, &req->op, kind, sendbuf, recvbuf, count,
+			     dtype, op);
 	if (rc != 0) {
 		free(req);
 		return rc;
@@ -63,6 +64,41 @@ hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	cds_wfcq_enqueue(&ctx->qhead, &ctx->qtail, &req->qnode);
 	*out = req;
 	return 0;
+}
+
+int
+hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	      uint64_t count, enum hc_dtype dtype, enum hc_op op,
+	      const struct hc_op_opts *opts, struct hc_request **req)
+{
+	return submit(comm, HC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype,
+		      op, opts, req);
+}
+
+int
+hc_ireduce_scatter(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		   uint64_t recvcount, enum hc_dtype dtype, enum hc_op op,
+		   const struct hc_op_opts *opts, struct hc_request **req)
+{
+	return submit(comm, HC_COLL_REDUCE_SCATTER, sendbuf, recvbuf,
+		      recvcount, dtype, op, opts, req);
+}
+
+int
+hc_iallgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	      uint64_t sendcount, enum hc_dtype dtype,
+	      const struct hc_op_opts *opts, struct hc_request **req)
+{
+	return submit(comm, HC_COLL_ALLGATHER, sendbuf, recvbuf, sendcount,
+		      dtype, HC_OP_SUM, opts, req);
+}
+
+int
+hc_ibarrier(struct hc_comm *comm, const struct hc_op_opts *opts,
+	    struct hc_request **req)
+{
+	return submit(comm, HC_COLL_BARRIER, NULL, NULL, 0, HC_DTYPE_INT8,
+		      HC_OP_SUM, opts, req);
 }
 
 int
@@ -131,15 +167,45 @@ hc_wait_all(struct hc_request **reqs, size_t n, int *statuses)
 	return first;
 }
 
+/* The blocking forms: submit, then wait. */
 int
 hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	     uint64_t count, enum hc_dtype dtype, enum hc_op op)
 {
 	struct hc_request *req;
-	int rc;
+	int rc = hc_iallreduce(comm, sendbuf, recvbuf, count, dtype, op, NULL,
+			       &req);
 
-	rc = hc_iallreduce(comm, sendbuf, recvbuf, count, dtype, op, NULL, &req);
-	if (rc != 0)
-		return rc;
-	return hc_wait(req);
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_reduce_scatter(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		  uint64_t recvcount, enum hc_dtype dtype, enum hc_op op)
+{
+	struct hc_request *req;
+	int rc = hc_ireduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype,
+				    op, NULL, &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_allgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	     uint64_t sendcount, enum hc_dtype dtype)
+{
+	struct hc_request *req;
+	int rc = hc_iallgather(comm, sendbuf, recvbuf, sendcount, dtype, NULL,
+			       &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_barrier(struct hc_comm *comm)
+{
+	struct hc_request *req;
+	int rc = hc_ibarrier(comm, NULL, &req);
+
+	return rc != 0 ? rc : hc_wait(req);
 }

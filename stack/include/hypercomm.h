@@ -273,6 +273,53 @@ int hc_wait(struct hc_request *req);
 int hc_wait_all(struct hc_request **reqs, size_t n, int *statuses);
 
 /**
+ * Reduce-scatter: rank r's recvbuf[i] = OP over ranks q of
+ * sendbuf_q[r * recvcount + i], i in 0..recvcount-1. sendbuf holds
+ * n * recvcount elements and is never written; in place when recvbuf ==
+ * sendbuf + r * recvcount elements; any other overlap is -HC_ERR_INVAL.
+ * Contracts as hc_allreduce (accumulation, AVG, bit-identical results).
+ * Algorithm: the reduce-scatter half of the ring; busbw factor (n-1)/n.
+ * @return as hc_allreduce.
+ */
+int hc_reduce_scatter(struct hc_comm *comm, const void *sendbuf,
+		      void *recvbuf, uint64_t recvcount, enum hc_dtype dtype,
+		      enum hc_op op);
+
+/** Non-blocking hc_reduce_scatter; see hc_iallreduce for opts and req. */
+int hc_ireduce_scatter(struct hc_comm *comm, const void *sendbuf,
+		       void *recvbuf, uint64_t recvcount, enum hc_dtype dtype,
+		       enum hc_op op, const struct hc_op_opts *opts,
+		       struct hc_request **req);
+
+/**
+ * All-gather: every rank's recvbuf[q * sendcount + i] = sendbuf_q[i].
+ * recvbuf holds n * sendcount elements; in place when sendbuf == recvbuf +
+ * r * sendcount elements; any other overlap is -HC_ERR_INVAL.
+ * Algorithm: the all-gather half of the ring; busbw factor (n-1)/n.
+ * @return as hc_allreduce (no MISMATCH on op: there is none).
+ */
+int hc_allgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		 uint64_t sendcount, enum hc_dtype dtype);
+
+/** Non-blocking hc_allgather; see hc_iallreduce for opts and req. */
+int hc_iallgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		  uint64_t sendcount, enum hc_dtype dtype,
+		  const struct hc_op_opts *opts, struct hc_request **req);
+
+/**
+ * Barrier: returns on each rank once every rank of comm has entered it.
+ * Every rank sends its signature to every other (n - 1 small packets
+ * each) and waits for all n - 1: the same path as a count-0 collective.
+ * @return 0, -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST, -HC_ERR_MISMATCH (a rank
+ *         called another collective at this point), -HC_ERR_ABORTED.
+ */
+int hc_barrier(struct hc_comm *comm);
+
+/** Non-blocking hc_barrier. */
+int hc_ibarrier(struct hc_comm *comm, const struct hc_op_opts *opts,
+		struct hc_request **req);
+
+/**
  * Text of an error code; accepts err and -err. Never NULL.
  */
 const char *hc_strerror(int err);

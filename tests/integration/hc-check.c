@@ -12,6 +12,9 @@
  *           pre-filled with a sentinel and followed by a guard area;
  *           out-of-place send buffers unchanged (C08)
  *   quick   counts {1, n+1, 100003} x dtype x op, both placements
+ *   rs, ag  reduce-scatter / all-gather: counts {0, 1, n-1, n+1, 4097,
+ *           65537} x 7 dtypes (x 5 ops), in place (C07) and out of place
+ *   barrier nobody leaves before the last rank arrives; 100 in a row
  *   dtypes  all ten dtypes x all five ops (avg too), counts {0, 1, n-1,
  *           n+1, 100003}, P16 for 8-bit and 16-bit float types
  *   c01     n = 1: every dtype/op, counts {1,3,7,31,32,33,1023,1025,65537,
@@ -71,6 +74,17 @@ now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Sleep s seconds of wall time. usleep() alone is not enough: DPDK's
+ * net_tap raises SIGIO for every packet, which cuts sleeps short. */
+static void
+sleep_s(double s)
+{
+	double end = now_s() + s;
+
+	while (now_s() < end)
+		usleep(10000);
 }
 
 /* Every rank reports ok or not; all agree on the verdict. */
@@ -233,6 +247,138 @@ suite_quick(const char *tag)
 	uint64_t counts[] = { 1, (uint64_t)nranks + 1, 100003 };
 
 	matrix(counts, 3, tag, 0);
+}
+
+/* Reduce-scatter (kind 'r') or all-gather ('g') of count elements per
+ * rank, checked as the all-reduce patterns: rank r's full send vector
+ * is the pattern, so block b of the all-reduce result is what rank b
+ * receives (reduce-scatter), and block q of an all-gather is rank q's
+ * pattern. In place: C07's layouts. */
+static int
+check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
+	    int inplace, char *why, size_t wlen)
+{
+	size_t es = hc_dtype_size(d);
+	uint64_t total = count * nranks, i, wrong = 0, before = 0;
+	uint8_t *full = malloc(total * es + GUARD);   /* the n-block buffer */
+	uint8_t *part = malloc(count * es + GUARD);   /* the one-block one */
+	uint8_t *own = full + (uint64_t)rank * count * es;
+	int rc, ok = 0;
+
+	if (full == NULL || part == NULL) {
+		snprintf(why, wlen, "malloc");
+		goto out;
+	}
+	memset(full + total * es, GUARD_BYTE, GUARD);
+	memset(part + count * es, GUARD_BYTE, GUARD);
+	if (kind == 'r') {
+		hc_pattern_fill(full, d, op, total, rank);
+		if (!inplace) {
+			memset(part, SENTINEL, count * es);
+			before = checksum(full, total * es);
+		}
+		rc = hc_reduce_scatter(comm, full, inplace ? own : part, count,
+				       d, op);
+		for (i = 0; i < count && rc == 0; i++)
+			wrong += hc_pattern_load(inplace ? own : part, d, i) !=
+				 hc_pattern_expected(d, op,
+					(uint64_t)rank * count + i, nranks);
+	} else {
+		memset(full, SENTINEL, total * es);
+		if (inplace) {
+			for (i = 0; i < count; i++)
+				hc_pattern_store(own, d, i,
+					hc_pattern_value(d, HC_OP_SUM, i, rank));
+		} else {
+			for (i = 0; i < count; i++)
+				hc_pattern_store(part, d, i,
+					hc_pattern_value(d, HC_OP_SUM, i, rank));
+			before = checksum(part, count * es);
+		}
+		rc = hc_allgather(comm, inplace ? own : part, full, count, d);
+		for (i = 0; i < total && rc == 0; i++)
+			wrong += hc_pattern_load(full, d, i) !=
+				 hc_pattern_value(d, HC_OP_SUM, i % count,
+						  (int)(i / count));
+	}
+	if (rc != 0) {
+		snprintf(why, wlen, "%s", hc_strerror(rc));
+		goto out;
+	}
+	if (wrong != 0) {
+		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
+		goto out;
+	}
+	for (i = 0; i < GUARD; i++)
+		if (full[total * es + i] != GUARD_BYTE ||
+		    part[count * es + i] != GUARD_BYTE) {
+			snprintf(why, wlen, "guard byte %" PRIu64 " changed", i);
+			goto out;
+		}
+	if (!inplace && checksum(kind == 'r' ? full : part,
+				 kind == 'r' ? total * es : count * es) != before) {
+		snprintf(why, wlen, "send buffer changed (C08)");
+		goto out;
+	}
+	ok = 1;
+out:
+	free(full);
+	free(part);
+	return ok;
+}
+
+static void
+suite_rs_ag(char kind)
+{
+	uint64_t counts[] = { 0, 1, (uint64_t)nranks - 1, (uint64_t)nranks + 1,
+			      4097, 65537 };
+	static const enum hc_dtype types[] = { HC_DTYPE_INT8, HC_DTYPE_INT32,
+		HC_DTYPE_FLOAT16, HC_DTYPE_BFLOAT16, HC_DTYPE_FLOAT32,
+		HC_DTYPE_FLOAT64, HC_DTYPE_UINT64 };
+	size_t c, t;
+	int op, inplace;
+	char name[160], why[160];
+
+	for (c = 0; c < RTE_DIM(counts); c++)
+		for (t = 0; t < RTE_DIM(types); t++)
+			for (op = 0; op < (kind == 'r' ? HC_OP__MAX : 1); op++)
+				for (inplace = 0; inplace < 2; inplace++) {
+					why[0] = '\0';
+					snprintf(name, sizeof(name),
+						 "%s n=%d count=%" PRIu64 " %s%s%s %s",
+						 kind == 'r' ? "reduce-scatter" :
+						 "all-gather", nranks, counts[c],
+						 hc_dtype_name(types[t]),
+						 kind == 'r' ? " " : "",
+						 kind == 'r' ? hc_op_name(op) : "",
+						 inplace ? "in-place" : "out-of-place");
+					verdict(name, check_rs_ag(kind, counts[c],
+								  types[t], op,
+								  inplace, why,
+								  sizeof(why)),
+						why);
+				}
+}
+
+/* Barrier: nobody leaves before the last rank arrives (it comes 0.5 s
+ * late); then 100 barriers in a row. */
+static void
+suite_barrier(void)
+{
+	double t0 = now_s(), dt;
+	int rc, i;
+	char why[160];
+
+	if (rank == nranks - 1)
+		sleep_s(0.5);
+	rc = hc_barrier(comm);
+	dt = now_s() - t0;
+	snprintf(why, sizeof(why), "%s after %.3f s", hc_strerror(rc), dt);
+	verdict("barrier waits for the last rank (0.5 s late)",
+		rc == 0 && dt >= 0.45, why);
+	for (i = 0, rc = 0; i < 100 && rc == 0; i++)
+		rc = hc_barrier(comm);
+	verdict("100 barriers in a row", rc == 0, hc_strerror(rc));
 }
 
 static void
@@ -522,7 +668,7 @@ suite_c17(void)
 
 	if (rank == nranks - 1) {
 		/* Stay alive (answering) while the others time out. */
-		sleep(3);
+		sleep_s(3);
 		local_verdict("C17 absent rank stayed out", 1, "");
 		return;
 	}
@@ -662,7 +808,7 @@ suite_c16(int stop)
 		return;
 	}
 	if (rank == nranks - 1) {
-		usleep(300000); /* mid-collective */
+		sleep_s(0.3); /* mid-collective */
 		if (stop) {
 			char cmd[64];
 			pid_t pid;
@@ -728,6 +874,12 @@ main(int argc, char **argv)
 		suite_quick("quick");
 	else if (strcmp(suite, "dtypes") == 0)
 		suite_dtypes();
+	else if (strcmp(suite, "rs") == 0)
+		suite_rs_ag('r');
+	else if (strcmp(suite, "ag") == 0)
+		suite_rs_ag('g');
+	else if (strcmp(suite, "barrier") == 0)
+		suite_barrier();
 	else if (strcmp(suite, "c01") == 0)
 		suite_c01();
 	else if (strcmp(suite, "c03") == 0)
