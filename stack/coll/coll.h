@@ -41,6 +41,7 @@ struct hc_algo {
 };
 
 extern const struct hc_algo hc_algo_ring;
+extern const struct hc_algo hc_algo_chain;
 
 /* Control messages ride in DATA packets with a reserved step number:
  * HC_STEP_SIG carries the sender's signature of the collective (payload:
@@ -54,6 +55,8 @@ enum hc_coll_kind {
 	HC_COLL_REDUCE_SCATTER,
 	HC_COLL_ALLGATHER,
 	HC_COLL_BARRIER,
+	HC_COLL_BROADCAST,
+	HC_COLL_REDUCE,
 };
 
 struct hc_coll_op {
@@ -64,6 +67,7 @@ struct hc_coll_op {
 	uint32_t sig;           /**< signature of (kind, dtype, op, count) */
 	enum hc_dtype dtype;
 	enum hc_op op;
+	uint32_t root;          /**< comm rank of broadcast/reduce, else 0 */
 	uint64_t count;         /**< elements per rank, as the API names it
 	                         *   (all-reduce count, reduce-scatter
 	                         *   recvcount, all-gather sendcount) */
@@ -169,13 +173,15 @@ void hc_comm_fini(struct hc_comm *comm);
  * equal); REDUCE_SCATTER: sendbuf n * count, recvbuf count (in place when
  * recvbuf == sendbuf + rank * count elements); ALLGATHER: sendbuf count,
  * recvbuf n * count (in place when sendbuf == recvbuf + rank * count);
- * BARRIER: no buffers, count 0. Any other overlap is refused.
+ * BARRIER: no buffers, count 0; BROADCAST: count elements, sendbuf read at
+ * the root only; REDUCE: count elements, recvbuf written at the root only
+ * (both in place when the buffers are equal). Any other overlap is refused.
  * @return 0, or -HC_ERR_INVAL.
  */
 int hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		    enum hc_coll_kind kind, const void *sendbuf,
 		    void *recvbuf, uint64_t count, enum hc_dtype dtype,
-		    enum hc_op rop);
+		    enum hc_op rop, uint32_t root);
 
 /**
  * Engine thread: hand a prepared op to its communicator. Ops start in

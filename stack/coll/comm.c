@@ -87,9 +87,9 @@ hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank)
 /* FNV-1a (Fowler, Noll, Vo) over the arguments every rank must agree on. */
 static uint32_t
 signature(enum hc_coll_kind kind, enum hc_dtype dtype, enum hc_op op,
-	  uint64_t count)
+	  uint64_t count, uint32_t root)
 {
-	uint64_t words[4] = { kind, dtype, op, count };
+	uint64_t words[5] = { kind, dtype, op, count, root };
 	const uint8_t *b = (const uint8_t *)words;
 	uint32_t h = 2166136261u;
 	size_t i;
@@ -124,14 +124,18 @@ static const char *const kind_names[] = {
 	[HC_COLL_REDUCE_SCATTER] = "reduce-scatter",
 	[HC_COLL_ALLGATHER] = "all-gather",
 	[HC_COLL_BARRIER] = "barrier",
+	[HC_COLL_BROADCAST] = "broadcast",
+	[HC_COLL_REDUCE] = "reduce",
 };
 
 int
 hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		enum hc_coll_kind kind, const void *sendbuf, void *recvbuf,
-		uint64_t count, enum hc_dtype dtype, enum hc_op rop)
+		uint64_t count, enum hc_dtype dtype, enum hc_op rop,
+		uint32_t root)
 {
 	const char *name = kind_names[kind];
+	int rooted = kind == HC_COLL_BROADCAST || kind == HC_COLL_REDUCE;
 	size_t es = hc_dtype_size(dtype);
 	uint64_t n, sbytes, rbytes, place;
 
@@ -142,15 +146,31 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		es = 1;
 		count = 0;
 	}
-	if (kind == HC_COLL_ALLGATHER)
+	if (kind == HC_COLL_ALLGATHER || kind == HC_COLL_BROADCAST)
 		rop = HC_OP_SUM; /* no reduction; fixed for the signature */
+	if (!rooted)
+		root = 0;
+	if (comm != NULL && root >= comm->size) {
+		HC_LOG(ERR, COLL, "%s: root %u is not a rank of %u", name, root,
+		       comm->size);
+		return -HC_ERR_INVAL;
+	}
+	/* A rooted collective reads sendbuf or writes recvbuf at the root
+	 * only: elsewhere the other one may be NULL. */
+	if (comm != NULL && kind == HC_COLL_BROADCAST && comm->rank != root &&
+	    sendbuf == NULL)
+		sendbuf = recvbuf;
+	if (comm != NULL && kind == HC_COLL_REDUCE && comm->rank != root &&
+	    recvbuf == NULL)
+		recvbuf = (void *)(uintptr_t)sendbuf;
 	if (comm == NULL || es == 0 || (unsigned int)rop >= HC_OP__MAX) {
 		HC_LOG(ERR, COLL, "%s: %s", name, comm == NULL ?
 		       "no communicator" : es == 0 ? "unknown dtype" :
 		       "unknown op");
 		return -HC_ERR_INVAL;
 	}
-	n = kind == HC_COLL_ALLREDUCE ? 1 : comm->size;
+	n = kind == HC_COLL_REDUCE_SCATTER || kind == HC_COLL_ALLGATHER ?
+	    comm->size : 1;
 	if (count > UINT64_MAX / 8 / n) {
 		HC_LOG(ERR, COLL, "%s: count %" PRIu64 " too large", name,
 		       count);
@@ -164,7 +184,8 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 	sbytes = count * es * (kind == HC_COLL_REDUCE_SCATTER ? n : 1);
 	rbytes = count * es * (kind == HC_COLL_ALLGATHER ? n : 1);
 	place = count * es * comm->rank;
-	if (count > 0 && !(kind == HC_COLL_ALLREDUCE && sendbuf == recvbuf) &&
+	if (count > 0 && !((kind == HC_COLL_ALLREDUCE || rooted) &&
+			   sendbuf == recvbuf) &&
 	    !(kind == HC_COLL_REDUCE_SCATTER &&
 	      (const uint8_t *)recvbuf == (const uint8_t *)sendbuf + place) &&
 	    !(kind == HC_COLL_ALLGATHER &&
@@ -178,7 +199,8 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 	op->comm = comm;
 	op->kind = kind;
 	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
-	op->sig = signature(kind, dtype, rop, count);
+	op->root = root;
+	op->sig = signature(kind, dtype, rop, count, root);
 	op->dtype = dtype;
 	op->op = rop;
 	op->count = count;
@@ -187,11 +209,11 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 	op->elem_size = (uint32_t)es;
 	op->send = sendbuf;
 	op->recv = recvbuf;
-	op->acc = kind == HC_COLL_ALLGATHER ? dtype
-					    : hc_reduce_acc_dtype(dtype, rop);
+	op->acc = kind == HC_COLL_ALLGATHER || kind == HC_COLL_BROADCAST ?
+		  dtype : hc_reduce_acc_dtype(dtype, rop);
 	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
 	op->reduce = hc_reduce_get(op->acc, rop);
-	op->algo = &hc_algo_ring;
+	op->algo = rooted ? &hc_algo_chain : &hc_algo_ring;
 	return 0;
 }
 
@@ -204,6 +226,18 @@ prepare_buffers(struct hc_coll_op *op)
 	size_t es = op->elem_size;
 
 	switch (op->kind) {
+	case HC_COLL_BROADCAST:
+		if (comm->rank == op->root && op->send != op->recv)
+			memcpy(op->recv, op->send, op->count * es);
+		op->work = op->recv; /* no reduction */
+		return 0;
+	case HC_COLL_REDUCE:
+		if (comm->size == 1) {
+			if (op->send != op->recv)
+				memcpy(op->recv, op->send, op->count * es);
+			return 0;
+		}
+		break; /* a work buffer: the send buffer stays untouched */
 	case HC_COLL_ALLGATHER:
 		if (op->send != op->recv + op->count * es * comm->rank)
 			memcpy(op->recv + op->count * es * comm->rank, op->send,

@@ -34,7 +34,7 @@ is_done(const struct hc_request *req)
 static int
 submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
        void *recvbuf, uint64_t count, enum hc_dtype dtype, enum hc_op op,
-       const struct hc_op_opts *opts, struct hc_request **out)
+       int root, const struct hc_op_opts *opts, struct hc_request **out)
 {
 	struct hc_request *req;
 	struct hc_ctx *ctx;
@@ -49,8 +49,12 @@ submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
 	req = calloc(1, sizeof(*req));
 	if (req == NULL)
 		return -HC_ERR_NOMEM;
+	if (root < 0) {
+		free(req);
+		return -HC_ERR_INVAL;
+	}
 	rc = hc_coll_prepare(comm, &req->op, kind, sendbuf, recvbuf, count,
-			     dtype, op);
+			     dtype, op, (uint32_t)root);
 	if (rc != 0) {
 		free(req);
 		return rc;
@@ -72,7 +76,7 @@ hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	      const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit(comm, HC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype,
-		      op, opts, req);
+		      op, 0, opts, req);
 }
 
 int
@@ -81,7 +85,7 @@ hc_ireduce_scatter(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		   const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit(comm, HC_COLL_REDUCE_SCATTER, sendbuf, recvbuf,
-		      recvcount, dtype, op, opts, req);
+		      recvcount, dtype, op, 0, opts, req);
 }
 
 int
@@ -90,7 +94,7 @@ hc_iallgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	      const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit(comm, HC_COLL_ALLGATHER, sendbuf, recvbuf, sendcount,
-		      dtype, HC_OP_SUM, opts, req);
+		      dtype, HC_OP_SUM, 0, opts, req);
 }
 
 int
@@ -98,7 +102,25 @@ hc_ibarrier(struct hc_comm *comm, const struct hc_op_opts *opts,
 	    struct hc_request **req)
 {
 	return submit(comm, HC_COLL_BARRIER, NULL, NULL, 0, HC_DTYPE_INT8,
-		      HC_OP_SUM, opts, req);
+		      HC_OP_SUM, 0, opts, req);
+}
+
+int
+hc_ibroadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	      uint64_t count, enum hc_dtype dtype, int root,
+	      const struct hc_op_opts *opts, struct hc_request **req)
+{
+	return submit(comm, HC_COLL_BROADCAST, sendbuf, recvbuf, count, dtype,
+		      HC_OP_SUM, root, opts, req);
+}
+
+int
+hc_ireduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	   uint64_t count, enum hc_dtype dtype, enum hc_op op, int root,
+	   const struct hc_op_opts *opts, struct hc_request **req)
+{
+	return submit(comm, HC_COLL_REDUCE, sendbuf, recvbuf, count, dtype, op,
+		      root, opts, req);
 }
 
 int
@@ -206,6 +228,28 @@ hc_barrier(struct hc_comm *comm)
 {
 	struct hc_request *req;
 	int rc = hc_ibarrier(comm, NULL, &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_broadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	     uint64_t count, enum hc_dtype dtype, int root)
+{
+	struct hc_request *req;
+	int rc = hc_ibroadcast(comm, sendbuf, recvbuf, count, dtype, root, NULL,
+			       &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	  uint64_t count, enum hc_dtype dtype, enum hc_op op, int root)
+{
+	struct hc_request *req;
+	int rc = hc_ireduce(comm, sendbuf, recvbuf, count, dtype, op, root,
+			    NULL, &req);
 
 	return rc != 0 ? rc : hc_wait(req);
 }

@@ -307,6 +307,36 @@ int hc_iallgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		  const struct hc_op_opts *opts, struct hc_request **req);
 
 /**
+ * Broadcast: every rank's recvbuf[i] = the root's sendbuf[i], i in
+ * 0..count-1. sendbuf is read at the root only (may be NULL elsewhere);
+ * in place when sendbuf == recvbuf. Algorithm: pipelined chain from the
+ * root (stack/coll/chain.c); busbw factor 1 (nccl-tests).
+ * @return as hc_allreduce; -HC_ERR_INVAL also for root outside 0..n-1.
+ */
+int hc_broadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		 uint64_t count, enum hc_dtype dtype, int root);
+
+/** Non-blocking hc_broadcast. */
+int hc_ibroadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		  uint64_t count, enum hc_dtype dtype, int root,
+		  const struct hc_op_opts *opts, struct hc_request **req);
+
+/**
+ * Reduce: the root's recvbuf[i] = OP over ranks of sendbuf[i]. recvbuf is
+ * written at the root only (may be NULL elsewhere); in place when sendbuf
+ * == recvbuf. Contracts as hc_allreduce. Algorithm: pipelined chain toward
+ * the root; busbw factor 1 (nccl-tests).
+ * @return as hc_allreduce; -HC_ERR_INVAL also for root outside 0..n-1.
+ */
+int hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	      uint64_t count, enum hc_dtype dtype, enum hc_op op, int root);
+
+/** Non-blocking hc_reduce. */
+int hc_ireduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	       uint64_t count, enum hc_dtype dtype, enum hc_op op, int root,
+	       const struct hc_op_opts *opts, struct hc_request **req);
+
+/**
  * Barrier: returns on each rank once every rank of comm has entered it.
  * Every rank sends its signature to every other (n - 1 small packets
  * each) and waits for all n - 1: the same path as a count-0 collective.

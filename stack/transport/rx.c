@@ -97,8 +97,10 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		f->rto_deadline_ns = f->snd_una == f->snd_nxt ? 0
 							     : now + f->rto_ns;
 	}
-	for (psn = ack + 1; hct_psn_lt(psn, f->snd_nxt) &&
-	     psn - ack <= HCT_SACK_BITS; psn++) {
+	/* SACK bits of an ACK older than snd_una describe PSNs whose slots
+	 * now hold newer packets still in flight: start at snd_una. */
+	for (psn = hct_psn_lt(ack, f->snd_una) ? f->snd_una : ack + 1;
+	     hct_psn_lt(psn, f->snd_nxt) && psn - ack <= HCT_SACK_BITS; psn++) {
 		struct hct_slot *s = &f->slots[psn & t->mask];
 
 		if (!s->sacked && hct_sack_has(p->sack, ack, psn)) {
@@ -107,8 +109,11 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 			sacked_any = 1;
 		}
 	}
-	if (sacked_any)
+	if (sacked_any) {
+		/* The peer is receiving: only silence spends the budget. */
+		f->rto_retries = 0;
 		sack_recovery(t, f, now);
+	}
 }
 
 static void

@@ -15,6 +15,8 @@
  *   rs, ag  reduce-scatter / all-gather: counts {0, 1, n-1, n+1, 4097,
  *           65537} x 7 dtypes (x 5 ops), in place (C07) and out of place
  *   barrier nobody leaves before the last rank arrives; 100 in a row
+ *   bcast, reduce  every root x counts {0, 1, n+1, 100003} x 5 dtypes
+ *           (x 5 ops), in place and out of place
  *   dtypes  all ten dtypes x all five ops (avg too), counts {0, 1, n-1,
  *           n+1, 100003}, P16 for 8-bit and 16-bit float types
  *   c01     n = 1: every dtype/op, counts {1,3,7,31,32,33,1023,1025,65537,
@@ -358,6 +360,92 @@ suite_rs_ag(char kind)
 								  sizeof(why)),
 						why);
 				}
+}
+
+/* The GUARD bytes after a buffer still hold GUARD_BYTE. */
+static int
+guard_ok(const uint8_t *g)
+{
+	size_t i;
+
+	for (i = 0; i < GUARD; i++)
+		if (g[i] != GUARD_BYTE)
+			return 0;
+	return 1;
+}
+
+/* Broadcast ('b') or reduce ('r') from/to root: the root's pattern
+ * arrives everywhere; the root gets the all-reduce expectation. */
+static int
+check_rooted(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
+	     int root, int inplace, char *why, size_t wlen)
+{
+	size_t es = hc_dtype_size(d);
+	uint8_t *sbuf = malloc(count * es + GUARD), *rbuf = malloc(count * es + GUARD);
+	uint64_t i, wrong = 0, before = 0;
+	int rc, ok = 0, checked = kind == 'b' || rank == root;
+
+	memset(rbuf, SENTINEL, count * es);
+	memset(rbuf + count * es, GUARD_BYTE, GUARD);
+	hc_pattern_fill(inplace ? rbuf : sbuf, d, kind == 'b' ? HC_OP_SUM : op,
+			count, rank);
+	if (!inplace)
+		before = checksum(sbuf, count * es);
+	if (kind == 'b')
+		rc = hc_broadcast(comm, inplace ? rbuf : sbuf, rbuf, count, d,
+				  root);
+	else
+		rc = hc_reduce(comm, inplace ? rbuf : sbuf, rbuf, count, d, op,
+			       root);
+	for (i = 0; i < count && rc == 0 && checked; i++)
+		wrong += hc_pattern_load(rbuf, d, i) != (kind == 'b' ?
+			 hc_pattern_value(d, HC_OP_SUM, i, root) :
+			 hc_pattern_expected(d, op, i, nranks));
+	if (rc != 0)
+		snprintf(why, wlen, "%s", hc_strerror(rc));
+	else if (wrong != 0)
+		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
+	else if (!guard_ok(rbuf + count * es))
+		snprintf(why, wlen, "guard bytes changed");
+	else if (!inplace && checksum(sbuf, count * es) != before)
+		snprintf(why, wlen, "send buffer changed (C08)");
+	else
+		ok = 1;
+	free(sbuf);
+	free(rbuf);
+	return ok;
+}
+
+static void
+suite_rooted(char kind)
+{
+	uint64_t counts[] = { 0, 1, (uint64_t)nranks + 1, 100003 };
+	static const enum hc_dtype types[] = { HC_DTYPE_INT8, HC_DTYPE_FLOAT16,
+		HC_DTYPE_INT32, HC_DTYPE_FLOAT32, HC_DTYPE_FLOAT64 };
+	size_t c, t;
+	int op, root, inplace;
+	char name[160], why[160];
+
+	for (root = 0; root < nranks; root++)
+		for (c = 0; c < RTE_DIM(counts); c++)
+			for (t = 0; t < RTE_DIM(types); t++)
+				for (op = 0; op < (kind == 'r' ? HC_OP__MAX : 1);
+				     op++)
+					for (inplace = 0; inplace < 2; inplace++) {
+						why[0] = '\0';
+						snprintf(name, sizeof(name),
+							 "%s n=%d root=%d count=%" PRIu64
+							 " %s %s %s", kind == 'b' ?
+							 "broadcast" : "reduce", nranks,
+							 root, counts[c],
+							 hc_dtype_name(types[t]),
+							 kind == 'r' ? hc_op_name(op) : "",
+							 inplace ? "in-place" :
+							 "out-of-place");
+						verdict(name, check_rooted(kind,
+							counts[c], types[t], op, root,
+							inplace, why, sizeof(why)), why);
+					}
 }
 
 /* Barrier: nobody leaves before the last rank arrives (it comes 0.5 s
@@ -880,6 +968,10 @@ main(int argc, char **argv)
 		suite_rs_ag('g');
 	else if (strcmp(suite, "barrier") == 0)
 		suite_barrier();
+	else if (strcmp(suite, "bcast") == 0)
+		suite_rooted('b');
+	else if (strcmp(suite, "reduce") == 0)
+		suite_rooted('r');
 	else if (strcmp(suite, "c01") == 0)
 		suite_c01();
 	else if (strcmp(suite, "c03") == 0)

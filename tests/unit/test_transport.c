@@ -11,7 +11,12 @@
  * held back behind the next frame (reordering) or captured for the test to
  * inspect or release later. Delivery copies the frame into the receiver's
  * pool (as a NIC DMAs it), frees the original and makes the copy visible
- * LINK_NS of virtual time later.
+ * LINK_NS of virtual time later (plus delay_ns for a delayed frame, which
+ * later frames overtake). A held frame with no frame after it goes out
+ * when both endpoints are idle.
+ *
+ * HCT_TEST_SEED=<n> in the environment replaces the fixed seed of the
+ * random-loss tests (4, 4b), to explore other loss patterns.
  *
  * Time is virtual: both clocks read the same value, which only the harness
  * moves, to the next frame's arrival or by STEP_NS. pump() polls both
@@ -142,6 +147,8 @@ struct ep {
 struct wire {
 	double drop_p[CLS_N];	/* random drop probability per class */
 	double hold_p;		/* probability to hold a frame behind the next */
+	double delay_p[CLS_N];	/* probability to delay a frame by delay_ns */
+	uint64_t delay_ns;	/* extra latency of a delayed frame */
 	int drop_all;		/* lose every frame, both ways */
 	int dup[CLS_N];		/* deliver every frame of the class twice */
 	int drop_psn_on;	/* drop the DATA frame with drop_psn once */
@@ -156,6 +163,7 @@ struct wire {
 	uint64_t dropped[2][CLS_N];
 	uint64_t duped[2][CLS_N];
 	uint64_t held_n[2];
+	uint64_t delayed[2][CLS_N];
 	uint64_t overflow;	/* frames lost to a full FIFO or pool */
 };
 
@@ -200,16 +208,24 @@ wire_seed(struct wire *w, uint64_t seed)
 	w->rng = seed != 0 ? seed : 1;
 }
 
+/* Queue m, due at due, behind every frame due no later (a delayed frame
+ * lets later ones overtake it). */
 static int
 fifo_push(struct fifo *q, struct rte_mbuf *m, uint64_t due)
 {
-	struct frame *f;
+	uint32_t i;
 
 	if (q->len == FIFO_CAP)
 		return -1;
-	f = &q->f[(q->head + q->len) % FIFO_CAP];
-	f->m = m;
-	f->due_ns = due;
+	for (i = q->len; i > 0; i--) {
+		struct frame *prev = &q->f[(q->head + i - 1) % FIFO_CAP];
+
+		if (prev->due_ns <= due)
+			break;
+		q->f[(q->head + i) % FIFO_CAP] = *prev;
+	}
+	q->f[(q->head + i) % FIFO_CAP].m = m;
+	q->f[(q->head + i) % FIFO_CAP].due_ns = due;
 	q->len++;
 	return 0;
 }
@@ -323,6 +339,7 @@ wire_xmit(uint32_t from, struct rte_mbuf *m)
 	struct wire *w = &g.wire;
 	uint32_t to = 1 - from, psn = 0;
 	enum hc_fault_class c = wire_classify(m, &psn);
+	int target;
 
 	w->sent[from][c]++;
 	if (w->capture[from]) {
@@ -334,11 +351,11 @@ wire_xmit(uint32_t from, struct rte_mbuf *m)
 		}
 		return;
 	}
-	if (w->drop_all || (c == CLS_DATA && w->drop_psn_on &&
-			    psn == w->drop_psn) ||
+	target = c == CLS_DATA && w->drop_psn_on && psn == w->drop_psn;
+	if (target)
+		w->drop_psn_on = 0;
+	if (w->drop_all || target ||
 	    (w->drop_p[c] > 0 && wire_uniform(w) < w->drop_p[c])) {
-		if (c == CLS_DATA && w->drop_psn_on && psn == w->drop_psn)
-			w->drop_psn_on = 0;
 		w->dropped[from][c]++;
 		rte_pktmbuf_free(m);
 		return;
@@ -353,7 +370,12 @@ wire_xmit(uint32_t from, struct rte_mbuf *m)
 		w->held_n[from]++;
 		return;
 	}
-	deliver(to, m, 1);
+	if (w->delay_p[c] > 0 && wire_uniform(w) < w->delay_p[c]) {
+		w->delayed[from][c]++;
+		deliver_at(to, m, g.now + LINK_NS + w->delay_ns, 1);
+	} else {
+		deliver(to, m, 1);
+	}
 	if (w->held[from] != NULL) {
 		deliver(to, w->held[from], 1);
 		w->held[from] = NULL;
@@ -377,8 +399,8 @@ wire_release_held(void)
 }
 
 /* Hand rank from's captured frames to its peer now, except DATA with PSN
- * skip_psn when skip is set (freed: lost on the wire). Stops capturing
- * nothing: the caller switches capture. @return frames delivered. */
+ * skip_psn when skip is set (freed: lost on the wire). Capturing goes on
+ * until the caller clears capture[from]. @return frames delivered. */
 static uint32_t
 cap_release(uint32_t from, int skip, uint32_t skip_psn)
 {
@@ -565,6 +587,12 @@ ep_stack_init(struct ep *e, uint32_t nonce, uint32_t initial_psn)
 		.retry_max = 5,
 		.ack_every = 4,
 		.hello_interval_ns = HC_NS_PER_MS,
+		/* Keepalive probes after 100 ms of silence (the config
+		 * default), longer than any quiet phase of a test; no peer
+		 * timeout: loss is detected by the retry budget alone. */
+		.keepalive_ns = 100 * HC_NS_PER_MS,
+		.peer_timeout_ns = 0,
+		.always_on = 0,
 		.nonce = nonce,
 		.initial_psn = initial_psn,
 	};
@@ -721,7 +749,7 @@ run_until(int (*pred)(void), uint64_t limit_ns)
 
 	pump();
 	while (!pred()) {
-		if (g.now >= end)
+		if (g.now >= end || g.stuck != 0)
 			return 0;
 		advance(end);
 		pump();
@@ -736,7 +764,7 @@ run_for(uint64_t ns)
 	uint64_t end = g.now + ns;
 
 	pump();
-	while (g.now < end) {
+	while (g.now < end && g.stuck == 0) {
 		advance(end);
 		pump();
 	}
@@ -1194,6 +1222,7 @@ test_lossy_reorder(void)
 	struct hct_msg msg;
 	struct ep *a = &g.ep[0], *b = &g.ep[1];
 	struct hct_flow *fa, *fb;
+	const char *seed_env;
 	uint32_t npkts;
 	int done;
 
@@ -1204,9 +1233,12 @@ test_lossy_reorder(void)
 	fa = &a->hct.flows[1];
 	fb = &b->hct.flows[0];
 	npkts = npkts_of(len);
-	/* HCT_TEST_SEED overrides the seed, to explore other loss patterns. */
-	wire_seed(&g.wire, getenv("HCT_TEST_SEED") != NULL ?
-		  strtoull(getenv("HCT_TEST_SEED"), NULL, 0) : 20240601);
+	/* HCT_TEST_SEED overrides the seed, to explore other loss patterns.
+	 * With retry_max 5, a few seeds in a thousand end in peer_lost: the
+	 * head packet or its ACKs are lost in 6 RTO rounds in a row (the
+	 * budget counts RTOs since the last cumulative ACK, as TCP does). */
+	seed_env = getenv("HCT_TEST_SEED");
+	wire_seed(&g.wire, seed_env != NULL ? strtoull(seed_env, NULL, 0) : 3);
 	g.wire.drop_p[CLS_DATA] = 0.2;
 	g.wire.drop_p[CLS_ACK] = 0.2;
 	g.wire.hold_p = 0.1;
@@ -1223,10 +1255,13 @@ test_lossy_reorder(void)
 	CU_ASSERT_EQUAL(fb->rcv_nxt, npkts);
 	CU_ASSERT_EQUAL(a->lost_calls + b->lost_calls, 0);
 	CU_ASSERT_EQUAL(b->bad_desc, 0);
-	/* The faults did happen. */
-	CU_ASSERT(g.wire.dropped[0][CLS_DATA] > 0);
-	CU_ASSERT(g.wire.dropped[1][CLS_ACK] > 0);
-	CU_ASSERT(g.wire.held_n[0] + g.wire.held_n[1] > 0);
+	/* The faults did happen (with the fixed seed: 57 DATA and 9 ACKs
+	 * lost, 20 frames held; another seed may lose no ACK of the 20). */
+	if (seed_env == NULL) {
+		CU_ASSERT(g.wire.dropped[0][CLS_DATA] >= 40);
+		CU_ASSERT(g.wire.dropped[1][CLS_ACK] >= 3);
+		CU_ASSERT(g.wire.held_n[0] + g.wire.held_n[1] >= 10);
+	}
 	CU_ASSERT(fa->stats.retransmits_rto + fa->stats.retransmits_sack >=
 		  g.wire.dropped[0][CLS_DATA]);
 	printf("\n    %" PRIu64 " DATA and %" PRIu64 " ACK frames dropped, %"
@@ -1236,6 +1271,52 @@ test_lossy_reorder(void)
 	       (double)(g.now - T_START) / HC_NS_PER_MS);
 	print_flow("sender", fa);
 	print_flow("receiver", fb);
+	printf("\n");
+out:
+	env_destroy();
+}
+
+/* 4b. ACKs delayed by up to a window's worth of time (ECMP reordering,
+ * switch queues): a delayed ACK arrives after newer ones moved the window
+ * on. 10 % DATA loss, 20 % of ACKs 200 us late, fixed seed. */
+static void
+test_delayed_acks(void)
+{
+	const uint64_t len = 300000;
+	struct hct_msg msg;
+	struct ep *a = &g.ep[0], *b = &g.ep[1];
+	struct hct_flow *fa, *fb;
+	const char *seed_env;
+	uint32_t npkts;
+
+	if (env_create(0) != 0)
+		goto out;
+	if (!establish())
+		goto out;
+	fa = &a->hct.flows[1];
+	fb = &b->hct.flows[0];
+	npkts = npkts_of(len);
+	seed_env = getenv("HCT_TEST_SEED");
+	wire_seed(&g.wire, seed_env != NULL ? strtoull(seed_env, NULL, 0) : 3);
+	g.wire.drop_p[CLS_DATA] = 0.1;
+	g.wire.delay_p[CLS_ACK] = 0.2;
+	g.wire.delay_ns = 200 * HC_NS_PER_US;
+	fill_pattern(src_buf, len, 16);
+	msg_init(&msg, src_buf, len);
+	CU_ASSERT_EQUAL(hct_send(&a->hct, 1, &msg), 0);
+	CU_ASSERT_TRUE(run_until(drained_idle, 10 * HC_NS_PER_S));
+	CU_ASSERT_EQUAL(check_exact(b, src_buf, len), 0);
+	CU_ASSERT_EQUAL(b->data_calls, npkts);
+	CU_ASSERT_EQUAL(fa->snd_una, npkts);
+	CU_ASSERT_EQUAL(fb->rcv_nxt, npkts);
+	CU_ASSERT_EQUAL(a->lost_calls + b->lost_calls, 0);
+	if (seed_env == NULL)
+		CU_ASSERT(g.wire.delayed[1][CLS_ACK] > 0);
+	printf("\n    %" PRIu64 " DATA frames dropped, %" PRIu64
+	       " ACKs delayed; %.3f ms of virtual time",
+	       g.wire.dropped[0][CLS_DATA], g.wire.delayed[1][CLS_ACK],
+	       (double)(g.now - T_START) / HC_NS_PER_MS);
+	print_flow("sender", fa);
 	printf("\n");
 out:
 	env_destroy();
@@ -1775,6 +1856,7 @@ static CU_TestInfo transport_tests[] = {
 	{ "3a 3rd DATA lost: SACK fast retransmit", test_drop_third },
 	{ "3b last DATA lost: RTO", test_drop_last },
 	{ "4 20% DATA/ACK loss + reorder, 300000 bytes", test_lossy_reorder },
+	{ "4b 10% DATA loss, 20% of ACKs 200 us late", test_delayed_acks },
 	{ "5 PSN wrap-around", test_psn_wrap },
 	{ "6 100% loss: peer lost after the backoff", test_peer_lost },
 	{ "7 strays dropped and counted", test_strays },

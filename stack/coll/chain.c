@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Pipelined chain, for rooted collectives. Ranks stand in a line by their
+ * distance p = (r - root) mod n from the root; the buffer is cut into
+ * slices that travel the line one after the other, so every link is busy
+ * once the pipeline fills (time ~ (n - 2 + slices) * slice time):
+ *   broadcast: root (p = 0) -> p = 1 -> ... -> p = n-1, each rank copying
+ *              a slice into its buffer and passing it on;
+ *   reduce:    p = n-1 -> ... -> p = 1 -> root, each rank reducing the
+ *              incoming slice into its own contribution (in the
+ *              accumulation type) before passing it on; the root rounds
+ *              the result once.
+ * Each slice is one message at step 0; the payload offset says which.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "log.h"
+
+struct chain {
+	struct hc_ring_plan plan; /**< one "chunk" (n = 1), cut in slices */
+	uint32_t pos;             /**< distance from the root */
+	int sends, receives;      /**< this rank's roles */
+	uint32_t next;            /**< world rank we send to */
+	uint32_t prev;            /**< comm rank we receive from */
+	uint64_t *got;            /**< [slice] bytes received */
+	struct hct_msg *msgs;     /**< [slice] */
+	uint64_t recv_left, send_left;
+};
+
+static int
+is_bcast(const struct hc_coll_op *op)
+{
+	return op->kind == HC_COLL_BROADCAST;
+}
+
+static void
+maybe_done(struct hc_coll_op *op)
+{
+	struct chain *g = op->algo_state;
+
+	if (g->recv_left == 0 && g->send_left == 0)
+		op->done = 1;
+}
+
+/* Broadcast moves the buffer itself; reduce moves accumulators. */
+static uint32_t
+wire_size(const struct hc_coll_op *op)
+{
+	return is_bcast(op) ? op->elem_size : op->acc_size;
+}
+
+static uint8_t *
+wire_buf(const struct hc_coll_op *op)
+{
+	return is_bcast(op) ? op->recv : op->work;
+}
+
+static void
+send_slice(struct hc_coll_op *op, uint32_t k)
+{
+	struct chain *g = op->algo_state;
+	struct hct_msg *msg = &g->msgs[k];
+	uint32_t es = wire_size(op);
+	uint64_t first, len;
+	int rc;
+
+	hc_ring_span(&g->plan, 0, k, &first, &len);
+	if (len == 0) {
+		g->send_left--;
+		return;
+	}
+	msg->src = wire_buf(op) + first * es;
+	msg->len = len * es;
+	msg->owner = op;
+	msg->desc.comm_id = op->comm->id;
+	msg->desc.coll_seq = op->seq;
+	msg->desc.sig = op->sig;
+	msg->desc.step = 0;
+	msg->desc.offset = first * es;
+	msg->desc.length = (uint32_t)msg->len;
+	rc = hct_send(op->comm->coll->hct, g->next, msg);
+	if (rc != 0)
+		hc_coll_op_fail(op, rc);
+}
+
+/* The root of a reduce owns the result of slice k: round it once. */
+static void
+finish_slice(struct hc_coll_op *op, uint32_t k)
+{
+	struct chain *g = op->algo_state;
+	uint32_t div = op->op == HC_OP_AVG ? op->comm->size : 1;
+	uint64_t first, len;
+
+	if (is_bcast(op) || g->pos != 0 || (op->work == op->recv && div == 1))
+		return;
+	hc_ring_span(&g->plan, 0, k, &first, &len);
+	hc_reduce_from_acc(op->recv + first * op->elem_size,
+			   op->work + first * op->acc_size, len, op->dtype,
+			   op->acc, div);
+}
+
+static void
+slice_arrived(struct hc_coll_op *op, uint32_t k)
+{
+	struct chain *g = op->algo_state;
+
+	g->recv_left--;
+	finish_slice(op, k);
+	if (g->sends)
+		send_slice(op, k);
+}
+
+static int
+chain_start(struct hc_coll_op *op)
+{
+	uint32_t n = op->comm->size, r = op->comm->rank, k;
+	struct chain *g = calloc(1, sizeof(*g));
+
+	if (g == NULL)
+		return -HC_ERR_NOMEM;
+	g->pos = (r + n - op->root) % n;
+	if (is_bcast(op)) {
+		g->sends = g->pos != n - 1;
+		g->receives = g->pos != 0;
+		g->next = op->comm->world[(r + 1) % n];
+		g->prev = (r + n - 1) % n;
+	} else {
+		g->sends = g->pos != 0;
+		g->receives = g->pos != n - 1;
+		g->next = op->comm->world[(r + n - 1) % n];
+		g->prev = (r + 1) % n;
+	}
+	hc_ring_plan_init(&g->plan, op->total, 1, wire_size(op),
+			  op->comm->coll->slice_bytes);
+	g->got = calloc(g->plan.nslices, sizeof(*g->got));
+	g->msgs = calloc(g->plan.nslices, sizeof(*g->msgs));
+	if (g->got == NULL || g->msgs == NULL) {
+		free(g->got);
+		free(g->msgs);
+		free(g);
+		return -HC_ERR_NOMEM;
+	}
+	op->algo_state = g;
+	g->recv_left = g->receives ? g->plan.nslices : 0;
+	g->send_left = g->sends ? g->plan.nslices : 0;
+	for (k = 0; k < g->plan.nslices && op->status == 0; k++) {
+		uint64_t first, len;
+
+		hc_ring_span(&g->plan, 0, k, &first, &len);
+		if (!g->receives) {
+			/* the head of the line: its own data goes first */
+			finish_slice(op, k);
+			if (g->sends)
+				send_slice(op, k);
+		} else if (len == 0) {
+			slice_arrived(op, k);
+		}
+	}
+	maybe_done(op);
+	return 0;
+}
+
+static enum hct_rx_verdict
+chain_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
+	   const uint8_t *payload)
+{
+	struct chain *g = op->algo_state;
+	struct hc_coll_stats *st = &op->comm->coll->stats;
+	uint32_t es = wire_size(op), k;
+	uint64_t first, len, e;
+
+	if (!g->receives || src != g->prev || d->step != 0 ||
+	    d->length == 0 || d->offset % es != 0 || d->length % es != 0 ||
+	    d->offset / es >= op->total) {
+		st->bad_data++;
+		return HCT_RX_CONSUMED;
+	}
+	e = d->offset / es;
+	k = hc_ring_slice_of(&g->plan, 0, e);
+	hc_ring_span(&g->plan, 0, k, &first, &len);
+	if (e + d->length / es > first + len ||
+	    g->got[k] + d->length > len * es) {
+		st->bad_data++;
+		return HCT_RX_CONSUMED;
+	}
+	if (is_bcast(op))
+		memcpy(op->recv + d->offset, payload, d->length);
+	else
+		op->reduce(op->work + d->offset, payload, d->length / es);
+	g->got[k] += d->length;
+	if (g->got[k] == len * es) {
+		slice_arrived(op, k);
+		maybe_done(op);
+	}
+	return HCT_RX_CONSUMED;
+}
+
+static void
+chain_sent(struct hc_coll_op *op, struct hct_msg *msg)
+{
+	struct chain *g = op->algo_state;
+
+	(void)msg;
+	g->send_left--;
+	maybe_done(op);
+}
+
+static void
+chain_fini(struct hc_coll_op *op)
+{
+	struct chain *g = op->algo_state;
+
+	free(g->got);
+	free(g->msgs);
+	free(g);
+}
+
+const struct hc_algo hc_algo_chain = {
+	.name = "chain",
+	.start = chain_start,
+	.data = chain_data,
+	.sent = chain_sent,
+	.fini = chain_fini,
+};
