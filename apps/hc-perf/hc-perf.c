@@ -29,7 +29,8 @@
 /* The collective measured, nccl-tests' conventions: "size" is the bytes
  * of the whole buffer (all ranks' blocks for reduce-scatter and
  * all-gather), busbw = algbw * factor. */
-enum coll { COLL_ALLREDUCE, COLL_REDUCESCATTER, COLL_ALLGATHER };
+enum coll { COLL_ALLREDUCE, COLL_REDUCESCATTER, COLL_ALLGATHER, COLL_BCAST,
+	    COLL_REDUCE };
 
 static const struct {
 	const char *name;   /* --coll value */
@@ -40,6 +41,8 @@ static const struct {
 	[COLL_ALLREDUCE] = { "allreduce", "all_reduce", 1, 0 },
 	[COLL_REDUCESCATTER] = { "reducescatter", "reduce_scatter", 1, 1 },
 	[COLL_ALLGATHER] = { "allgather", "all_gather", 0, 1 },
+	[COLL_BCAST] = { "bcast", "broadcast", 0, 0 },
+	[COLL_REDUCE] = { "reduce", "reduce", 1, 0 },
 };
 
 /* busbw / algbw: what each rank sends in a bandwidth-optimal algorithm
@@ -47,11 +50,14 @@ static const struct {
 static double
 bus_factor(enum coll c, int n)
 {
+	if (c == COLL_BCAST || c == COLL_REDUCE)
+		return 1.0;
 	return c == COLL_ALLREDUCE ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
 }
 
 struct opts {
 	enum coll coll;
+	int root;
 	uint64_t minbytes, maxbytes, factor;
 	int iters, warmup, check;
 	int dtype; /* -1: all */
@@ -78,11 +84,13 @@ usage(FILE *f)
 "      --world-size N     ranks expected (default: HC_WORLD_SIZE, else the\n"
 "                         cluster file)\n"
 "      --config FILE      cluster file (default: HC_CONFIG)\n"
-"      --coll C           allreduce (default), reducescatter, allgather\n"
+"      --coll C           allreduce (default), reducescatter, allgather,\n"
+"                         bcast, reduce\n"
+"  -r, --root R           root of bcast and reduce (default 0)\n"
 "  -h, --help\n"
 "size: bytes of the whole buffer (for reducescatter and allgather all n\n"
 "blocks, as nccl-tests). busbw = algbw * 2(n-1)/n for allreduce, * (n-1)/n\n"
-"for reducescatter and allgather; GB/s = 1e9 B/s.\n"
+"for reducescatter and allgather, * 1 for bcast and reduce; GB/s = 1e9 B/s.\n"
 "Run N ranks on one host with: hc-launch -n N hc-perf [options]\n");
 }
 
@@ -136,13 +144,14 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "world-size", required_argument, NULL, 'W' },
 		{ "config", required_argument, NULL, 'C' },
 		{ "coll", required_argument, NULL, 'L' },
+		{ "root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env;
 	int c, f, i;
 
-	*o = (struct opts){ COLL_ALLREDUCE, 32 << 20, 32 << 20, 2, 20, 5, 1,
+	*o = (struct opts){ COLL_ALLREDUCE, 0, 32 << 20, 32 << 20, 2, 20, 5, 1,
 			    HC_DTYPE_FLOAT32, HC_OP_SUM, -1, 0, NULL };
 	env = getenv("HC_WORLD_SIZE");
 	if (env != NULL && parse_int(env, 1, &o->world) != 0) {
@@ -150,7 +159,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:r:h", lo,
+				NULL)) != -1) {
 		switch (c) {
 		case 'b':
 		case 'e':
@@ -206,6 +216,13 @@ parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			break;
+		case 'r':
+			if (parse_int(optarg, 0, &o->root) != 0) {
+				fprintf(stderr, "hc-perf: -r '%s': not a rank\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'R':
 			if (parse_int(optarg, 0, &o->rank) != 0) {
 				fprintf(stderr, "hc-perf: --rank '%s'\n", optarg);
@@ -228,8 +245,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 					break;
 			if (i == (int)RTE_DIM(colls)) {
 				fprintf(stderr, "hc-perf: --coll '%s': not "
-					"allreduce, reducescatter or allgather "
-					"(bcast and reduce come later)\n", optarg);
+					"allreduce, reducescatter, allgather, "
+					"bcast or reduce\n", optarg);
 				return -1;
 			}
 			o->coll = (enum coll)i;
@@ -271,11 +288,17 @@ struct result {
  * the whole buffer). In place: nccl-tests' layouts. */
 static int
 coll_call(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
-	  uint64_t count, int dtype, int op, int inplace)
+	  uint64_t count, int dtype, int op, int inplace, int root)
 {
 	size_t blk = count * hc_dtype_size(dtype) * hc_comm_rank(comm);
 
 	switch (c) {
+	case COLL_BCAST:
+		return hc_broadcast(comm, inplace ? rbuf : sbuf, rbuf, count,
+				    dtype, root);
+	case COLL_REDUCE:
+		return hc_reduce(comm, inplace ? rbuf : sbuf, rbuf, count, dtype,
+				 op, root);
 	case COLL_REDUCESCATTER:
 		return hc_reduce_scatter(comm, sbuf, inplace ?
 					 (uint8_t *)sbuf + blk : rbuf, count,
@@ -293,7 +316,7 @@ coll_call(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
  * elements of this rank's output. */
 static int64_t
 check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
-	   uint64_t count, int dtype, int op, int inplace, int *rc)
+	   uint64_t count, int dtype, int op, int inplace, int root, int *rc)
 {
 	int r = hc_comm_rank(comm), n = hc_comm_size(comm);
 	size_t es = hc_dtype_size(dtype);
@@ -302,12 +325,32 @@ check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
 	uint64_t i;
 
 	switch (c) {
+	case COLL_BCAST:
+		hc_pattern_fill(inplace ? rbuf : sbuf, dtype, HC_OP_SUM, count, r);
+		if (!inplace)
+			memset(rbuf, 0xa5, count * es);
+		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace,
+				root);
+		for (i = 0; i < count && *rc == 0; i++)
+			wrong += hc_pattern_load(rbuf, dtype, i) !=
+				 hc_pattern_value(dtype, HC_OP_SUM, i, root);
+		return wrong;
+	case COLL_REDUCE:
+		hc_pattern_fill(inplace ? rbuf : sbuf, dtype, op, count, r);
+		if (!inplace)
+			memset(rbuf, 0xa5, count * es);
+		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace,
+				root);
+		if (*rc != 0 || r != root)
+			return 0;
+		return (int64_t)hc_pattern_wrong(rbuf, dtype, op, count, n);
 	case COLL_REDUCESCATTER:
 		hc_pattern_fill(sbuf, dtype, op, count * n, r);
 		out = inplace ? (uint8_t *)sbuf + count * es * r : rbuf;
 		if (!inplace)
 			memset(rbuf, 0xa5, count * es);
-		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace);
+		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace,
+				root);
 		for (i = 0; i < count && *rc == 0; i++)
 			wrong += hc_pattern_load(out, dtype, i) !=
 				 hc_pattern_expected(dtype, op,
@@ -320,7 +363,8 @@ check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
 		for (i = 0; i < count; i++)
 			hc_pattern_store(in, dtype, i,
 					 hc_pattern_value(dtype, HC_OP_SUM, i, r));
-		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace);
+		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace,
+				root);
 		for (i = 0; i < count * n && *rc == 0; i++)
 			wrong += hc_pattern_load(rbuf, dtype, i) !=
 				 hc_pattern_value(dtype, HC_OP_SUM, i % count,
@@ -330,7 +374,8 @@ check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
 		hc_pattern_fill(inplace ? rbuf : sbuf, dtype, op, count, r);
 		if (!inplace)
 			memset(rbuf, 0xa5, count * es);
-		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace);
+		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace,
+				root);
 		return *rc == 0 ? (int64_t)hc_pattern_wrong(rbuf, dtype, op,
 							    count, n) : 0;
 	}
@@ -347,7 +392,7 @@ run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
 
 	if (o->check) {
 		wrong = check_once(comm, o->coll, sbuf, rbuf, count, dtype, op,
-				   inplace, &rc);
+				   inplace, o->root, &rc);
 		if (rc != 0)
 			return rc;
 		rc = hc_allreduce(comm, &wrong, &wrong, 1, HC_DTYPE_INT64,
@@ -357,12 +402,12 @@ run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
 	}
 	for (i = 0; i < o->warmup; i++)
 		if ((rc = coll_call(comm, o->coll, sbuf, rbuf, count, dtype, op,
-				    inplace)) != 0)
+				    inplace, o->root)) != 0)
 			return rc;
 	t0 = now_us();
 	for (i = 0; i < o->iters; i++)
 		if ((rc = coll_call(comm, o->coll, sbuf, rbuf, count, dtype, op,
-				    inplace)) != 0)
+				    inplace, o->root)) != 0)
 			return rc;
 	t = (now_us() - t0) / o->iters;
 	sum = t;
@@ -443,6 +488,11 @@ main(int argc, char **argv)
 	comm = hc_comm_world(ctx);
 	n = hc_comm_size(comm);
 	r = hc_comm_rank(comm);
+	if (o.root >= n) {
+		fprintf(stderr, "hc-perf: -r %d: only %d ranks\n", o.root, n);
+		rc = -HC_ERR_INVAL;
+		goto out;
+	}
 	sbuf = malloc(o.maxbytes > 0 ? o.maxbytes : 1);
 	rbuf = malloc(o.maxbytes > 0 ? o.maxbytes : 1);
 	if (sbuf == NULL || rbuf == NULL) {
@@ -506,7 +556,8 @@ main(int argc, char **argv)
 				printf("%12" PRIu64 "  %12" PRIu64 "  %8s  %6s  %6i",
 				       bytes, shown, hc_dtype_name(d),
 				       colls[o.coll].reduces ? hc_op_name(p) :
-				       "none", -1);
+				       "none", o.coll == COLL_BCAST ||
+				       o.coll == COLL_REDUCE ? o.root : -1);
 				print_group(&out, bytes, o.coll, n);
 				print_group(&in, bytes, o.coll, n);
 				printf("\n");
