@@ -16,32 +16,22 @@
 #include <string.h>
 
 #include "coll.h"
+#include "coll_sched.h"
 #include "log.h"
 
 struct chain {
+	struct hc_sched s;        /**< first: the shared bookkeeping */
 	struct hc_ring_plan plan; /**< one "chunk" (n = 1), cut in slices */
 	uint32_t pos;             /**< distance from the root */
 	int sends, receives;      /**< this rank's roles */
 	uint32_t next;            /**< world rank we send to */
 	uint32_t prev;            /**< comm rank we receive from */
-	uint64_t *got;            /**< [slice] bytes received */
-	struct hct_msg *msgs;     /**< [slice] */
-	uint64_t recv_left, send_left;
 };
 
 static int
 is_bcast(const struct hc_coll_op *op)
 {
 	return op->kind == HC_COLL_BROADCAST;
-}
-
-static void
-maybe_done(struct hc_coll_op *op)
-{
-	struct chain *g = op->algo_state;
-
-	if (g->recv_left == 0 && g->send_left == 0)
-		op->done = 1;
 }
 
 /* Broadcast moves the buffer itself; reduce moves accumulators. */
@@ -61,14 +51,14 @@ static void
 send_slice(struct hc_coll_op *op, uint32_t k)
 {
 	struct chain *g = op->algo_state;
-	struct hct_msg *msg = &g->msgs[k];
+	struct hct_msg *msg = &g->s.msgs[k];
 	uint32_t es = wire_size(op);
 	uint64_t first, len;
 	int rc;
 
 	hc_ring_span(&g->plan, 0, k, &first, &len);
 	if (len == 0) {
-		g->send_left--;
+		g->s.send_left--;
 		return;
 	}
 	msg->src = wire_buf(op) + first * es;
@@ -106,7 +96,7 @@ slice_arrived(struct hc_coll_op *op, uint32_t k)
 {
 	struct chain *g = op->algo_state;
 
-	g->recv_left--;
+	g->s.recv_left--;
 	finish_slice(op, k);
 	if (g->sends)
 		send_slice(op, k);
@@ -134,17 +124,13 @@ chain_start(struct hc_coll_op *op)
 	}
 	hc_ring_plan_init(&g->plan, op->total, 1, wire_size(op),
 			  op->comm->coll->slice_bytes);
-	g->got = calloc(g->plan.nslices, sizeof(*g->got));
-	g->msgs = calloc(g->plan.nslices, sizeof(*g->msgs));
-	if (g->got == NULL || g->msgs == NULL) {
-		free(g->got);
-		free(g->msgs);
+	if (hc_sched_init(&g->s, g->plan.nslices,
+			  g->receives ? g->plan.nslices : 0,
+			  g->sends ? g->plan.nslices : 0) != 0) {
 		free(g);
 		return -HC_ERR_NOMEM;
 	}
 	op->algo_state = g;
-	g->recv_left = g->receives ? g->plan.nslices : 0;
-	g->send_left = g->sends ? g->plan.nslices : 0;
 	for (k = 0; k < g->plan.nslices && op->status == 0; k++) {
 		uint64_t first, len;
 
@@ -158,7 +144,7 @@ chain_start(struct hc_coll_op *op)
 			slice_arrived(op, k);
 		}
 	}
-	maybe_done(op);
+	hc_sched_maybe_done(op);
 	return 0;
 }
 
@@ -181,7 +167,7 @@ chain_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 	k = hc_ring_slice_of(&g->plan, 0, e);
 	hc_ring_span(&g->plan, 0, k, &first, &len);
 	if (e + d->length / es > first + len ||
-	    g->got[k] + d->length > len * es) {
+	    g->s.got[k] + d->length > len * es) {
 		st->bad_data++;
 		return HCT_RX_CONSUMED;
 	}
@@ -189,38 +175,18 @@ chain_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 		memcpy(op->recv + d->offset, payload, d->length);
 	else
 		op->reduce(op->work + d->offset, payload, d->length / es);
-	g->got[k] += d->length;
-	if (g->got[k] == len * es) {
+	g->s.got[k] += d->length;
+	if (g->s.got[k] == len * es) {
 		slice_arrived(op, k);
-		maybe_done(op);
+		hc_sched_maybe_done(op);
 	}
 	return HCT_RX_CONSUMED;
-}
-
-static void
-chain_sent(struct hc_coll_op *op, struct hct_msg *msg)
-{
-	struct chain *g = op->algo_state;
-
-	(void)msg;
-	g->send_left--;
-	maybe_done(op);
-}
-
-static void
-chain_fini(struct hc_coll_op *op)
-{
-	struct chain *g = op->algo_state;
-
-	free(g->got);
-	free(g->msgs);
-	free(g);
 }
 
 const struct hc_algo hc_algo_chain = {
 	.name = "chain",
 	.start = chain_start,
 	.data = chain_data,
-	.sent = chain_sent,
-	.fini = chain_fini,
+	.sent = hc_sched_sent,
+	.fini = hc_sched_fini,
 };

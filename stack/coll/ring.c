@@ -21,9 +21,11 @@
 #include <string.h>
 
 #include "coll.h"
+#include "coll_sched.h"
 #include "log.h"
 
 struct ring {
+	struct hc_sched s;        /**< first: the shared bookkeeping */
 	struct hc_ring_plan plan; /**< in block space: block b holds the
 	                           *   elements of rank b's result share */
 	uint32_t n;
@@ -31,10 +33,6 @@ struct ring {
 	uint32_t shift;      /**< block of ring chunk c: (c + n - shift) % n */
 	uint32_t left;       /**< world rank we receive from */
 	uint32_t right;      /**< world rank we send to */
-	uint64_t *got;       /**< [step - j0][slice] bytes received */
-	struct hct_msg *msgs; /**< [step - j0][slice] */
-	uint64_t recv_left;  /**< (step, slice) pairs not complete */
-	uint64_t send_left;  /**< messages not yet cut into packets */
 };
 
 static inline uint64_t
@@ -57,21 +55,12 @@ reduce_phase(const struct ring *g, uint32_t step)
 	return step < g->n - 1;
 }
 
-static void
-maybe_done(struct hc_coll_op *op)
-{
-	struct ring *g = op->algo_state;
-
-	if (g->recv_left == 0 && g->send_left == 0)
-		op->done = 1;
-}
-
 /* Queue the message of (step, slice); empty ones count as sent. */
 static void
 send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 {
 	struct ring *g = op->algo_state;
-	struct hct_msg *msg = &g->msgs[idx(g, step, slice)];
+	struct hct_msg *msg = &g->s.msgs[idx(g, step, slice)];
 	uint32_t c = hc_ring_send_chunk(g->n, op->comm->rank, step);
 	uint32_t es = reduce_phase(g, step) ? op->acc_size : op->elem_size;
 	uint8_t *buf = reduce_phase(g, step) ? op->work : op->recv;
@@ -80,7 +69,7 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 
 	span(g, c, slice, &first, &len);
 	if (len == 0) {
-		g->send_left--;
+		g->s.send_left--;
 		return;
 	}
 	msg->src = buf + first * es;
@@ -121,7 +110,7 @@ step_complete(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 {
 	struct ring *g = op->algo_state;
 
-	g->recv_left--;
+	g->s.recv_left--;
 	if (step == g->n - 2)
 		finish_owned(op, slice);
 	if (step + 1 < g->j1)
@@ -169,17 +158,11 @@ ring_start(struct hc_coll_op *op)
 	g->left = op->comm->world[(r + n - 1) % n];
 	g->right = op->comm->world[(r + 1) % n];
 	steps = (uint64_t)(g->j1 - g->j0) * g->plan.nslices;
-	g->got = calloc(steps, sizeof(*g->got));
-	g->msgs = calloc(steps, sizeof(*g->msgs));
-	if (g->got == NULL || g->msgs == NULL) {
-		free(g->got);
-		free(g->msgs);
+	if (hc_sched_init(&g->s, steps, steps, steps) != 0) {
 		free(g);
 		return -HC_ERR_NOMEM;
 	}
 	op->algo_state = g;
-	g->recv_left = steps;
-	g->send_left = steps;
 	for (k = 0; k < g->plan.nslices && op->status == 0; k++)
 		send_step(op, g->j0, k);
 	/* Slices with nothing to receive at a step (few elements, uneven
@@ -192,7 +175,7 @@ ring_start(struct hc_coll_op *op)
 			if (len == 0)
 				step_complete(op, j, k);
 		}
-	maybe_done(op);
+	hc_sched_maybe_done(op);
 	return 0;
 }
 
@@ -230,7 +213,7 @@ ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 		return HCT_RX_CONSUMED;
 	}
 	hc_ring_span(&g->plan, b, k, &first, &len);
-	got = &g->got[idx(g, step, k)];
+	got = &g->s.got[idx(g, step, k)];
 	if (e < first || e + d->length / es > first + len ||
 	    *got + d->length > len * es) {
 		st->bad_data++;
@@ -243,35 +226,15 @@ ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 	*got += d->length;
 	if (*got == len * es) {
 		step_complete(op, step, k);
-		maybe_done(op);
+		hc_sched_maybe_done(op);
 	}
 	return HCT_RX_CONSUMED;
-}
-
-static void
-ring_sent(struct hc_coll_op *op, struct hct_msg *msg)
-{
-	struct ring *g = op->algo_state;
-
-	(void)msg;
-	g->send_left--;
-	maybe_done(op);
-}
-
-static void
-ring_fini(struct hc_coll_op *op)
-{
-	struct ring *g = op->algo_state;
-
-	free(g->got);
-	free(g->msgs);
-	free(g);
 }
 
 const struct hc_algo hc_algo_ring = {
 	.name = "ring",
 	.start = ring_start,
 	.data = ring_data,
-	.sent = ring_sent,
-	.fini = ring_fini,
+	.sent = hc_sched_sent,
+	.fini = hc_sched_fini,
 };

@@ -154,7 +154,7 @@ struct wire {
 	int drop_psn_on;	/* drop the DATA frame with drop_psn once */
 	uint32_t drop_psn;
 	int capture[2];		/* keep rank i's frames in cap[i] */
-	uint64_t rng;		/* xorshift64* state */
+	struct hc_fault rng;	/* the injector's seeded PRNG, reused */
 	struct rte_mbuf *held[2];
 	struct rte_mbuf *cap[2][CAPTURE_MAX];
 	uint32_t ncap[2];
@@ -187,25 +187,13 @@ set_now(uint64_t t)
 static double
 wire_uniform(struct wire *w)
 {
-	uint64_t x = w->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	w->rng = x;
-	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) * 0x1.0p-53;
+	return hc_fault_uniform(&w->rng);
 }
 
-/* Seed the wire's PRNG through a splitmix64 step, so that nearby seeds
- * give unrelated streams and the state is never 0. */
 static void
 wire_seed(struct wire *w, uint64_t seed)
 {
-	seed += 0x9e3779b97f4a7c15ULL;
-	seed = (seed ^ (seed >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	seed = (seed ^ (seed >> 27)) * 0x94d049bb133111ebULL;
-	seed ^= seed >> 31;
-	w->rng = seed != 0 ? seed : 1;
+	hc_fault_init(&w->rng, seed);
 }
 
 /* Queue m, due at due, behind every frame due no later (a delayed frame
