@@ -57,6 +57,7 @@ enum hc_coll_kind {
 	HC_COLL_BARRIER,
 	HC_COLL_BROADCAST,
 	HC_COLL_REDUCE,
+	HC_COLL_COMM_ADD,       /**< engine: register op->comm (split) */
 };
 
 struct hc_coll_op {
@@ -104,10 +105,16 @@ struct hc_coll;
 
 struct hc_comm {
 	struct hc_coll *coll;
-	uint32_t id;            /**< on the wire: comm_id */
+	void *owner;            /**< the struct hc_ctx */
+	TAILQ_ENTRY(hc_comm) link; /**< in coll's list, once registered */
+	uint32_t id;            /**< on the wire: comm_id; world: 0 */
 	uint32_t rank;          /**< ours in this communicator */
 	uint32_t size;
 	uint32_t *world;        /**< comm rank -> world rank, size entries */
+	uint32_t *of_world;     /**< world rank -> comm rank or UINT32_MAX */
+	uint32_t world_size;
+	uint32_t splits;        /**< hc_comm_split calls on it so far */
+	int registered;         /**< on coll's list (engine thread) */
 	uint32_t next_seq;      /**< sequence number of the next collective
 	                         *   submitted (application threads, atomic) */
 	uint32_t start_seq;     /**< sequence number of the next collective
@@ -147,7 +154,7 @@ struct hc_coll {
 	struct hct *hct;
 	uint32_t world_rank;
 	uint64_t slice_bytes;
-	struct hc_comm *comms[1]; /**< comm_id -> comm; only world in v1 */
+	TAILQ_HEAD(, hc_comm) comms; /**< registered communicators */
 	struct hc_unexpected *unexp;
 	uint32_t unexp_len;
 	uint32_t unexp_max;
@@ -159,10 +166,31 @@ int hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
 		 uint64_t slice_bytes, uint32_t unexpected_max);
 void hc_coll_free(struct hc_coll *c);
 
-/** Make the world communicator of size ranks. @return 0 or -HC_ERR_NOMEM. */
-int hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c,
+/**
+ * Fill comm: id, our rank, size ranks whose world ranks are world[]
+ * (copied), in a world of world_size ranks. Not registered yet.
+ * @return 0 or -HC_ERR_NOMEM.
+ */
+int hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
+		 uint32_t id, uint32_t rank, uint32_t size,
+		 const uint32_t *world, uint32_t world_size);
+
+/** The world communicator of size ranks, registered. */
+int hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 		       uint32_t rank, uint32_t size);
+
+/** Engine thread: make comm's traffic deliverable (held packets of it
+ *  are matched when its collectives start). */
+void hc_coll_add_comm(struct hc_coll *c, struct hc_comm *comm);
+
+/** Unregister (if registered) and free comm's tables. */
 void hc_comm_fini(struct hc_comm *comm);
+
+/** Id of the communicator made by split number `split` of parent with
+ *  color: FNV-1a of the three, never 0 (the world's). Every member
+ *  computes the same. */
+uint32_t hc_comm_split_id(const struct hc_comm *parent, uint32_t split,
+			  int color);
 
 /**
  * Validate the arguments of a collective and fill op in; assigns the

@@ -21,6 +21,7 @@ hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
 	c->world_rank = world_rank;
 	c->slice_bytes = slice_bytes;
 	c->unexp_max = unexpected_max;
+	TAILQ_INIT(&c->comms);
 	c->unexp = calloc(unexpected_max, sizeof(*c->unexp));
 	return c->unexp == NULL ? -HC_ERR_NOMEM : 0;
 }
@@ -38,50 +39,107 @@ hc_coll_free(struct hc_coll *c)
 }
 
 int
-hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, uint32_t rank,
-		   uint32_t size)
+hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
+	     uint32_t id, uint32_t rank, uint32_t size, const uint32_t *world,
+	     uint32_t world_size)
 {
 	uint32_t i;
 
 	memset(comm, 0, sizeof(*comm));
 	comm->world = calloc(size, sizeof(*comm->world));
+	comm->of_world = malloc(world_size * sizeof(*comm->of_world));
 	comm->abort_msgs = calloc(size, sizeof(*comm->abort_msgs));
-	if (comm->world == NULL || comm->abort_msgs == NULL) {
-		free(comm->world);
-		free(comm->abort_msgs);
+	if (comm->world == NULL || comm->of_world == NULL ||
+	    comm->abort_msgs == NULL) {
+		hc_comm_fini(comm);
 		return -HC_ERR_NOMEM;
 	}
-	for (i = 0; i < size; i++)
-		comm->world[i] = i;
+	for (i = 0; i < world_size; i++)
+		comm->of_world[i] = UINT32_MAX;
+	for (i = 0; i < size; i++) {
+		comm->world[i] = world[i];
+		comm->of_world[world[i]] = i;
+	}
 	comm->coll = c;
+	comm->owner = owner;
 	TAILQ_INIT(&comm->pending);
 	TAILQ_INIT(&comm->active);
-	comm->id = 0;
+	comm->id = id;
 	comm->rank = rank;
 	comm->size = size;
-	c->comms[0] = comm;
+	comm->world_size = world_size;
 	return 0;
+}
+
+int
+hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
+		   uint32_t rank, uint32_t size)
+{
+	uint32_t *ranks = malloc(size * sizeof(*ranks)), i;
+	int rc;
+
+	if (ranks == NULL)
+		return -HC_ERR_NOMEM;
+	for (i = 0; i < size; i++)
+		ranks[i] = i;
+	rc = hc_comm_init(comm, c, owner, 0, rank, size, ranks, size);
+	free(ranks);
+	if (rc == 0)
+		hc_coll_add_comm(c, comm);
+	return rc;
+}
+
+void
+hc_coll_add_comm(struct hc_coll *c, struct hc_comm *comm)
+{
+	TAILQ_INSERT_TAIL(&c->comms, comm, link);
+	comm->registered = 1;
 }
 
 void
 hc_comm_fini(struct hc_comm *comm)
 {
-	if (comm->coll != NULL && comm->coll->comms[0] == comm)
-		comm->coll->comms[0] = NULL;
+	if (comm->registered) {
+		TAILQ_REMOVE(&comm->coll->comms, comm, link);
+		comm->registered = 0;
+	}
 	free(comm->world);
+	free(comm->of_world);
 	free(comm->abort_msgs);
 	comm->world = NULL;
+	comm->of_world = NULL;
 	comm->abort_msgs = NULL;
+}
+
+uint32_t
+hc_comm_split_id(const struct hc_comm *parent, uint32_t split, int color)
+{
+	uint32_t words[3] = { parent->id, split, (uint32_t)color };
+	const uint8_t *b = (const uint8_t *)words;
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < sizeof(words); i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h != 0 ? h : 1;
+}
+
+static struct hc_comm *
+find_comm(struct hc_coll *c, uint32_t id)
+{
+	struct hc_comm *comm;
+
+	TAILQ_FOREACH(comm, &c->comms, link)
+		if (comm->id == id)
+			return comm;
+	return NULL;
 }
 
 uint32_t
 hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank)
 {
-	/* The world communicator maps ranks to themselves; split
-	 * communicators (a later version) will search their table. */
-	if (world_rank < comm->size && comm->world[world_rank] == world_rank)
-		return world_rank;
-	return UINT32_MAX;
+	return world_rank < comm->world_size ? comm->of_world[world_rank]
+					     : UINT32_MAX;
 }
 
 /* FNV-1a (Fowler, Noll, Vo) over the arguments every rank must agree on. */
@@ -451,20 +509,24 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 	     const uint8_t *payload, struct rte_mbuf *m)
 {
 	struct hc_coll *c = ctx;
-	struct hc_comm *comm = d->comm_id < RTE_DIM(c->comms) ?
-			       c->comms[d->comm_id] : NULL;
-	struct hc_coll_op *op;
+	struct hc_comm *comm = find_comm(c, d->comm_id);
+	struct hc_coll_op *op = NULL;
 	uint32_t csrc;
 
-	if (comm == NULL || comm->error != 0) {
+	if (comm != NULL && comm->error != 0) {
 		c->stats.stale_rx++;
 		return HCT_RX_CONSUMED;
 	}
-	TAILQ_FOREACH(op, &comm->active, link)
-		if (op->seq == d->coll_seq)
-			break;
+	if (comm != NULL)
+		TAILQ_FOREACH(op, &comm->active, link)
+			if (op->seq == d->coll_seq)
+				break;
+	/* Not started here yet, or of a communicator this rank has not
+	 * made yet (a split finishes at different times on different
+	 * ranks): hold it. */
 	if (op == NULL) {
-		if (m == NULL || hct_psn_lt(d->coll_seq, comm->start_seq)) {
+		if (m == NULL || (comm != NULL &&
+				  hct_psn_lt(d->coll_seq, comm->start_seq))) {
 			c->stats.stale_rx++; /* a finished collective's */
 			return HCT_RX_CONSUMED;
 		}
@@ -539,14 +601,12 @@ void
 hc_coll_peer_lost(void *ctx, uint32_t rank)
 {
 	struct hc_coll *c = ctx;
-	size_t i;
+	struct hc_comm *comm;
 
-	for (i = 0; i < RTE_DIM(c->comms); i++) {
-		struct hc_comm *comm = c->comms[i];
-
+	TAILQ_FOREACH(comm, &c->comms, link) {
 		struct hc_coll_op *op;
 
-		if (comm == NULL || hc_comm_rank_of(comm, rank) == UINT32_MAX)
+		if (hc_comm_rank_of(comm, rank) == UINT32_MAX)
 			continue;
 		TAILQ_FOREACH(op, &comm->active, link)
 			hc_coll_op_fail(op, -HC_ERR_PEER_LOST);

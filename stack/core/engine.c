@@ -116,7 +116,12 @@ hc_engine_step(struct hc_ctx *ctx)
 		req->op.deadline_ns = hc_clock_now(&ctx->clk) +
 				      req->timeout_ms * HC_NS_PER_MS;
 		TAILQ_INSERT_TAIL(&ctx->inflight, req, link);
-		hc_coll_submit(&req->op);
+		if (req->op.kind == HC_COLL_COMM_ADD) {
+			hc_coll_add_comm(&ctx->coll, req->op.comm);
+			req->op.done = 1;
+		} else {
+			hc_coll_submit(&req->op);
+		}
 		work++;
 	}
 	work += hc_engine_poll(ctx);
@@ -234,6 +239,14 @@ static void
 teardown(struct hc_ctx *ctx)
 {
 	if (ctx->coll_up) {
+		struct hc_comm *comm;
+
+		/* Communicators made by hc_comm_split live until here. */
+		while ((comm = TAILQ_FIRST(&ctx->coll.comms)) != NULL) {
+			hc_comm_fini(comm);
+			if (comm != &ctx->world)
+				free(comm);
+		}
 		hc_comm_fini(&ctx->world);
 		hc_coll_free(&ctx->coll);
 	}
@@ -334,7 +347,7 @@ bring_up(struct hc_ctx *ctx)
 	rc = hc_coll_init(&ctx->coll, &ctx->hct, ctx->rank, cfg->slice_bytes,
 			  cfg->unexpected_max);
 	if (rc == 0)
-		rc = hc_comm_init_world(&ctx->world, &ctx->coll, ctx->rank,
+		rc = hc_comm_init_world(&ctx->world, &ctx->coll, ctx, ctx->rank,
 					cfg->world_size);
 	if (rc != 0)
 		return rc;

@@ -96,11 +96,11 @@ void hc_backoff(struct hc_ctx *ctx, struct hc_backoff *b);
  *  sleep, never yield (the CPU is better left to the engines). */
 void hc_wait_backoff(struct hc_ctx *ctx, struct hc_backoff *b);
 
-/** The context of a communicator (only the world communicator exists). */
+/** The context a communicator belongs to. */
 static inline struct hc_ctx *
 hc_comm_ctx(struct hc_comm *comm)
 {
-	return container_of(comm, struct hc_ctx, world);
+	return comm->owner;
 }
 
 #endif /* HC_CORE_ENGINE_H */

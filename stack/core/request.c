@@ -253,3 +253,101 @@ hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	return rc != 0 ? rc : hc_wait(req);
 }
+
+/* Members of color in parent, ordered by (key, parent rank), as MPI. */
+struct split_entry {
+	int64_t key;
+	uint32_t prank;
+};
+
+static int
+split_cmp(const void *a, const void *b)
+{
+	const struct split_entry *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->prank < y->prank ? -1 : x->prank > y->prank;
+}
+
+int
+hc_comm_split(struct hc_comm *parent, int color, int key,
+	      struct hc_comm **out)
+{
+	struct split_entry *members = NULL;
+	struct hc_request *req;
+	struct hc_comm *comm = NULL;
+	uint32_t n, q, size = 0, me = 0, split, *world = NULL;
+	int64_t mine[2] = { color, key }, *all = NULL;
+	struct hc_ctx *ctx;
+	int rc;
+
+	if (out == NULL)
+		return -HC_ERR_INVAL;
+	*out = NULL;
+	if (parent == NULL || (color < 0 && color != HC_COMM_SPLIT_NONE))
+		return -HC_ERR_INVAL;
+	ctx = hc_comm_ctx(parent);
+	n = parent->size;
+	split = parent->splits++;
+	all = malloc(2 * n * sizeof(*all));
+	members = malloc(n * sizeof(*members));
+	world = malloc(n * sizeof(*world));
+	if (all == NULL || members == NULL || world == NULL) {
+		rc = -HC_ERR_NOMEM;
+		goto out;
+	}
+	/* Every rank learns every rank's (color, key): an all-gather on
+	 * the parent, so a rank that is missing or disagrees fails it. */
+	rc = hc_allgather(parent, mine, all, 2, HC_DTYPE_INT64);
+	if (rc != 0 || color == HC_COMM_SPLIT_NONE)
+		goto out;
+	for (q = 0; q < n; q++)
+		if (all[2 * q] == color)
+			members[size++] = (struct split_entry){ all[2 * q + 1], q };
+	qsort(members, size, sizeof(*members), split_cmp);
+	for (q = 0; q < size; q++) {
+		world[q] = parent->world[members[q].prank];
+		if (members[q].prank == parent->rank)
+			me = q;
+	}
+	comm = malloc(sizeof(*comm));
+	if (comm == NULL) {
+		rc = -HC_ERR_NOMEM;
+		goto out;
+	}
+	rc = hc_comm_init(comm, parent->coll, ctx,
+			  hc_comm_split_id(parent, split, color), me, size,
+			  world, parent->world_size);
+	if (rc != 0) {
+		free(comm);
+		comm = NULL;
+		goto out;
+	}
+	/* The engine owns the list of communicators: it registers this
+	 * one, like a collective, through the request queue. */
+	req = calloc(1, sizeof(*req));
+	if (req == NULL) {
+		rc = -HC_ERR_NOMEM;
+		goto out;
+	}
+	req->ctx = ctx;
+	req->op.kind = HC_COLL_COMM_ADD;
+	req->op.comm = comm;
+	cds_wfcq_node_init(&req->qnode);
+	cds_wfcq_enqueue(&ctx->qhead, &ctx->qtail, &req->qnode);
+	rc = hc_wait(req);
+	if (rc == 0) {
+		*out = comm;
+		comm = NULL;
+	}
+out:
+	if (comm != NULL) {
+		hc_comm_fini(comm);
+		free(comm);
+	}
+	free(all);
+	free(members);
+	free(world);
+	return rc;
+}

@@ -182,6 +182,25 @@ int hc_finalize(struct hc_ctx *ctx);
 /** The communicator of all ranks of the job; owned by ctx. */
 struct hc_comm *hc_comm_world(struct hc_ctx *ctx);
 
+/** Color of hc_comm_split for ranks that join no new communicator. */
+#define HC_COMM_SPLIT_NONE (-1)
+
+/**
+ * Split comm, as MPI_Comm_split: ranks that pass the same color form a
+ * new communicator, ranked by key (ties: by rank in comm). Collective over
+ * comm (an all-gather of the colors and keys). Communicators live until
+ * hc_finalize. Collectives on different communicators are independent:
+ * each has its own sequence numbers, so two threads may each drive their
+ * own communicator at the same time.
+ *
+ * @param color  >= 0, or HC_COMM_SPLIT_NONE (then *newcomm is NULL).
+ * @param[out] newcomm  the new communicator, NULL on error or for NONE.
+ * @return 0, -HC_ERR_INVAL (NULL comm or newcomm, negative color other
+ *         than NONE), -HC_ERR_NOMEM, or the all-gather's error.
+ */
+int hc_comm_split(struct hc_comm *comm, int color, int key,
+		  struct hc_comm **newcomm);
+
 /** This rank's index in comm, 0..size-1, or -HC_ERR_INVAL if comm is NULL. */
 int hc_comm_rank(const struct hc_comm *comm);
 

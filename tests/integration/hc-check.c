@@ -15,6 +15,9 @@
  *   rs, ag  reduce-scatter / all-gather: counts {0, 1, n-1, n+1, 4097,
  *           65537} x 7 dtypes (x 5 ops), in place (C07) and out of place
  *   barrier nobody leaves before the last rank arrives; 100 in a row
+ *   split   hc_comm_split (parity with reversed keys, NONE, duplicates),
+ *           64 requests over 2 communicators, 4 application threads each
+ *           on its own communicator
  *   bcast, reduce  every root x counts {0, 1, n+1, 100003} x 5 dtypes
  *           (x 5 ops), in place and out of place
  *   dtypes  all ten dtypes x all five ops (avg too), counts {0, 1, n-1,
@@ -42,6 +45,7 @@
  * all-reduce and only rank 0 prints.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -797,6 +801,123 @@ expect_peer_lost(const char *tag, struct hc_request *req, double t0,
 	local_verdict(name, cpu < 0.5 * dt, why);
 }
 
+/* Sum over sub-communicator members of a known value: exact check. */
+static int
+check_sum_on(struct hc_comm *c, int64_t mine, int64_t want, char *why,
+	     size_t wlen)
+{
+	int64_t x[1000];
+	int i, rc;
+
+	for (i = 0; i < 1000; i++)
+		x[i] = mine + i;
+	rc = hc_allreduce(c, x, x, 1000, HC_DTYPE_INT64, HC_OP_SUM);
+	for (i = 0; i < 1000 && rc == 0; i++)
+		if (x[i] != want + (int64_t)hc_comm_size(c) * i) {
+			snprintf(why, wlen, "element %d: %" PRId64 ", want %" PRId64,
+				 i, x[i], want + (int64_t)hc_comm_size(c) * i);
+			return 0;
+		}
+	if (rc != 0)
+		snprintf(why, wlen, "%s", hc_strerror(rc));
+	return rc == 0;
+}
+
+struct thread_arg {
+	struct hc_comm *comm;
+	int ok;
+	char why[160];
+};
+
+static void *
+thread_main(void *p)
+{
+	struct thread_arg *a = p;
+	int i;
+
+	a->ok = 1;
+	for (i = 0; i < 16 && a->ok; i++)
+		a->ok = check_sum_on(a->comm, rank, (int64_t)nranks *
+				     (nranks - 1) / 2, a->why, sizeof(a->why));
+	return NULL;
+}
+
+/* hc_comm_split: parity split with reversed keys, NONE, 64 requests in
+ * flight over two communicators, and 4 application threads at once,
+ * each on its own communicator. */
+static void
+suite_split(void)
+{
+	struct hc_comm *half = NULL, *none = NULL, *dup = NULL, *tc[4];
+	struct hc_request *req[64];
+	struct thread_arg ta[4];
+	pthread_t th[4];
+	int64_t want = 0, bufs[64][100];
+	int rc, q, i, ok, st[64];
+	char why[160] = "";
+
+	rc = hc_comm_split(comm, rank % 2, -rank, &half);
+	ok = rc == 0 && half != NULL &&
+	     hc_comm_size(half) == (nranks + (rank % 2 == 0)) / 2;
+	/* keys reversed: the highest world rank of a parity is rank 0 */
+	for (q = rank + 2, i = 0; q < nranks; q += 2)
+		i++;
+	ok = ok && hc_comm_rank(half) == i;
+	snprintf(why, sizeof(why), "rc %s, size %d rank %d", hc_strerror(rc),
+		 half != NULL ? hc_comm_size(half) : -1,
+		 half != NULL ? hc_comm_rank(half) : -1);
+	if (!verdict("split: parity, reversed keys: sizes and ranks", ok, why))
+		return;
+	for (q = rank % 2; q < nranks; q += 2)
+		want += q;
+	verdict("split: all-reduce on each half is the sum of its members",
+		check_sum_on(half, rank, want, why, sizeof(why)), why);
+	rc = hc_comm_split(comm, rank == 0 ? HC_COMM_SPLIT_NONE : 7, 0, &none);
+	verdict("split: HC_COMM_SPLIT_NONE gives NULL, the others a comm",
+		rc == 0 && (rank == 0 ? none == NULL : none != NULL &&
+			    hc_comm_size(none) == nranks - 1), hc_strerror(rc));
+	rc = hc_comm_split(comm, 0, rank, &dup);
+	if (!verdict("split: a duplicate of the world", rc == 0 && dup != NULL &&
+		     hc_comm_rank(dup) == rank, hc_strerror(rc)))
+		return;
+	for (i = 0; i < 64; i++) {
+		for (q = 0; q < 100; q++)
+			bufs[i][q] = rank + q + i;
+		rc = hc_iallreduce(i % 2 ? dup : comm, bufs[i], bufs[i], 100,
+				   HC_DTYPE_INT64, HC_OP_SUM, NULL, &req[i]);
+		if (rc != 0)
+			break;
+	}
+	ok = rc == 0 && hc_wait_all(req, 64, st) == 0;
+	for (i = 0; i < 64 && ok; i++)
+		for (q = 0; q < 100; q++)
+			ok = ok && bufs[i][q] == (int64_t)nranks * (nranks - 1) / 2 +
+			     (int64_t)nranks * (q + i);
+	verdict("async: 64 requests over 2 communicators, exact", ok,
+		hc_strerror(rc));
+	for (i = 0; i < 4; i++) {
+		rc = hc_comm_split(comm, 0, rank, &tc[i]);
+		if (rc != 0)
+			break;
+	}
+	if (!verdict("split: 4 more communicators", rc == 0, hc_strerror(rc)))
+		return;
+	for (i = 0; i < 4; i++) {
+		ta[i].comm = tc[i];
+		ta[i].why[0] = '\0';
+		pthread_create(&th[i], NULL, thread_main, &ta[i]);
+	}
+	for (i = 0, ok = 1; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		if (!ta[i].ok) {
+			ok = 0;
+			snprintf(why, sizeof(why), "thread %d: %s", i, ta[i].why);
+		}
+	}
+	verdict("async: 4 application threads, each 16 all-reduces on its own "
+		"communicator, at once", ok, why);
+}
+
 /* C05: one rank disagrees on count (also 0 vs N), dtype or op. Every
  * rank gets HC_ERR_MISMATCH within the per-op timeout (5 s), then
  * HC_ERR_ABORTED for new work. */
@@ -968,6 +1089,8 @@ main(int argc, char **argv)
 		suite_rs_ag('g');
 	else if (strcmp(suite, "barrier") == 0)
 		suite_barrier();
+	else if (strcmp(suite, "split") == 0)
+		suite_split();
 	else if (strcmp(suite, "bcast") == 0)
 		suite_rooted('b');
 	else if (strcmp(suite, "reduce") == 0)
