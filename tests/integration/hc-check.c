@@ -40,6 +40,8 @@
  *   c17     the last rank never joins: 200 ms per-op timeout
  *   c05count, c05zero, c05dtype, c05op: the last rank calls with another
  *           count (also 0 vs N), dtype or op: HC_ERR_MISMATCH everywhere
+ *   c05coll C14: the last rank calls all-gather where the others call
+ *           all-reduce: HC_ERR_MISMATCH everywhere
  * The last four judge per rank ("PASS name (rank r)"), since the
  * communicator is broken afterwards; the others agree through an
  * all-reduce and only rank 0 prints.
@@ -947,7 +949,11 @@ suite_c05(const char *how)
 	else if (odd && strcmp(how, "op") == 0)
 		op = HC_OP_MAX;
 	t0 = now_s();
-	rc = hc_iallreduce(comm, x, x, count, d, op, &opts, &req);
+	if (odd && strcmp(how, "coll") == 0) /* C14: all-gather vs all-reduce */
+		rc = hc_iallgather(comm, (int32_t *)x + rank * (count / nranks),
+				   x, count / nranks, d, &opts, &req);
+	else
+		rc = hc_iallreduce(comm, x, x, count, d, op, &opts, &req);
 	if (rc == 0)
 		rc = hc_wait(req);
 	dt = now_s() - t0;
