@@ -438,10 +438,12 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	}
 	if (rc != 0)
 		goto fail;
-	HC_LOG(INFO, CORE, "rank %u of %u up, progress %s%u", ctx->rank,
-	       ctx->cfg.world_size, ctx->engine_lcore == RTE_MAX_LCORE ?
-	       "in callers" : "on lcore ", ctx->engine_lcore == RTE_MAX_LCORE ?
-	       0 : ctx->engine_lcore);
+	if (ctx->engine_lcore == RTE_MAX_LCORE)
+		HC_LOG(INFO, CORE, "rank %u of %u up, progress in callers",
+		       ctx->rank, ctx->cfg.world_size);
+	else
+		HC_LOG(INFO, CORE, "rank %u of %u up, progress on lcore %u",
+		       ctx->rank, ctx->cfg.world_size, ctx->engine_lcore);
 	*out = ctx;
 	return 0;
 fail:
