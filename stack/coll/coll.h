@@ -91,8 +91,11 @@ struct hc_coll_op {
 	int pending;            /**< on comm's pending list */
 	struct hct_msg *ctl;    /**< signature messages sent by this op */
 	uint32_t ctl_left;      /**< of those, not yet cut into packets */
-	uint32_t sig_wanted;    /**< signatures that must arrive (count 0: all
-	                         *   other ranks; else none: data carries it) */
+	uint32_t sig_wanted;    /**< signatures that must arrive: all other
+	                         *   ranks' for count 0 and rooted collectives
+	                         *   (a rank may only send: nothing else tells
+	                         *   it that all agree, or that all came);
+	                         *   none for the ring, whose data carries it */
 	uint32_t sig_got;
 	uint32_t sig_wire;      /**< payload of the signature messages */
 	uint64_t deadline_ns;   /**< fail with HC_ERR_TIMEOUT after; 0: never */
@@ -127,11 +130,13 @@ struct hc_comm {
 	int aborted;                    /**< the broadcast went out */
 };
 
-/** op is over: failed, or done with its control messages cut. */
+/** op is over: failed, or done with its control messages cut and every
+ *  signature it waits for arrived. */
 static inline int
 hc_coll_op_over(const struct hc_coll_op *op)
 {
-	return op->status != 0 || (op->done && op->ctl_left == 0);
+	return op->status != 0 || (op->done && op->ctl_left == 0 &&
+				   op->sig_got >= op->sig_wanted);
 }
 
 /** A held DATA packet of a collective not posted yet. */

@@ -437,8 +437,9 @@ op_start(struct hc_coll_op *op)
 	op->started = 1;
 	/* The signature goes first to the right neighbour: should our data
 	 * never reach it (we have less to send than it expects), it still
-	 * learns that we disagree. */
-	rc = send_signatures(op, 0);
+	 * learns that we disagree. A rooted collective's chain has ranks
+	 * that only send: there every rank tells every rank. */
+	rc = send_signatures(op, op->algo == &hc_algo_chain);
 	if (rc == 0)
 		rc = op->algo->start(op);
 	if (rc != 0) {
@@ -524,6 +525,18 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 	/* Not started here yet, or of a communicator this rank has not
 	 * made yet (a split finishes at different times on different
 	 * ranks): hold it. */
+	if (op == NULL && comm != NULL && d->step == HC_STEP_ABORT &&
+	    hct_psn_lt(d->coll_seq, comm->start_seq)) {
+		/* Aborted elsewhere after it finished here: whatever this
+		 * rank does next on comm cannot match the others. */
+		HC_LOG(ERR, COLL, "collective %u: rank %u aborted it after it "
+		       "completed here; communicator aborted", d->coll_seq,
+		       src);
+		TAILQ_FOREACH(op, &comm->active, link)
+			hc_coll_op_fail(op, -HC_ERR_ABORTED);
+		comm->error = -HC_ERR_ABORTED;
+		return HCT_RX_CONSUMED;
+	}
 	if (op == NULL) {
 		if (m == NULL || (comm != NULL &&
 				  hct_psn_lt(d->coll_seq, comm->start_seq))) {
@@ -537,7 +550,10 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		c->stats.unexpected_held++;
 		return HCT_RX_HELD;
 	}
-	if (op->status != 0 || op->done) {
+	/* A done op still counts signatures: its data part may finish
+	 * before every rank's signature arrived. */
+	if (op->status != 0 || (op->done && d->step != HC_STEP_SIG &&
+				d->step != HC_STEP_ABORT)) {
 		c->stats.stale_rx++;
 		return HCT_RX_CONSUMED;
 	}

@@ -49,7 +49,8 @@ submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
 	req = calloc(1, sizeof(*req));
 	if (req == NULL)
 		return -HC_ERR_NOMEM;
-	if (root < 0) {
+	if (root < 0 || (opts != NULL &&
+			 (unsigned int)opts->priority > HC_PRIO_BULK)) {
 		free(req);
 		return -HC_ERR_INVAL;
 	}

@@ -261,8 +261,8 @@ int hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
  *
  * @param opts  NULL: [engine] op_timeout_ms, HC_PRIO_NORMAL.
  * @param[out] req  the request, NULL on error.
- * @return 0, -HC_ERR_INVAL (arguments, as hc_allreduce; nothing queued),
- *         -HC_ERR_NOMEM.
+ * @return 0, -HC_ERR_INVAL (arguments, as hc_allreduce, or a priority
+ *         outside enum hc_priority; nothing queued), -HC_ERR_NOMEM.
  */
 int hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		  uint64_t count, enum hc_dtype dtype, enum hc_op op,
@@ -329,7 +329,9 @@ int hc_iallgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
  * Broadcast: every rank's recvbuf[i] = the root's sendbuf[i], i in
  * 0..count-1. sendbuf is read at the root only (may be NULL elsewhere);
  * in place when sendbuf == recvbuf. Algorithm: pipelined chain from the
- * root (stack/coll/chain.c); busbw factor 1 (nccl-tests).
+ * root (stack/coll/chain.c); busbw factor 1 (nccl-tests). Every rank also
+ * sends its signature to every rank (n - 1 small packets) and completes
+ * only when all arrived, so a mismatch or an absent rank fails all.
  * @return as hc_allreduce; -HC_ERR_INVAL also for root outside 0..n-1.
  */
 int hc_broadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,

@@ -37,11 +37,14 @@
  *   c15     the last rank leaves after 99 of 100 all-reduces
  *   c16kill the last rank is killed with SIGKILL mid-collective (64 MiB)
  *   c16stop the last rank is stopped with SIGSTOP mid-collective
- *   c17     the last rank never joins: 200 ms per-op timeout
+ *   c17, c17bcast, c17reduce: the last rank never joins an all-reduce, a
+ *           broadcast from 0 or a reduce to it: 200 ms per-op timeout
  *   c05count, c05zero, c05dtype, c05op: the last rank calls with another
  *           count (also 0 vs N), dtype or op: HC_ERR_MISMATCH everywhere
  *   c05coll C14: the last rank calls all-gather where the others call
  *           all-reduce: HC_ERR_MISMATCH everywhere
+ *   c05bcast, c05reduce: the last rank broadcasts another dtype, or
+ *           reduces to another root
  * The last four judge per rank ("PASS name (rank r)"), since the
  * communicator is broken afterwards; the others agree through an
  * all-reduce and only rank 0 prints.
@@ -760,7 +763,7 @@ suite_async(void)
 /* C17: the last rank never joins; the others fail with HC_ERR_TIMEOUT
  * after their 200 ms per-op timeout (plus scheduling slack). */
 static void
-suite_c17(void)
+suite_c17(const char *how)
 {
 	struct hc_op_opts opts = { HC_PRIO_NORMAL, 200 };
 	struct hc_request *req;
@@ -776,8 +779,18 @@ suite_c17(void)
 		return;
 	}
 	t0 = now_s();
-	rc = hc_iallreduce(comm, x, x, 1024, HC_DTYPE_INT32, HC_OP_SUM, &opts,
-			   &req);
+	/* Rooted collectives too: the absent rank is downstream (the end of
+	 * the broadcast chain, the root of the reduce), so the joined ranks
+	 * could finish sending without it. */
+	if (strcmp(how, "bcast") == 0)
+		rc = hc_ibroadcast(comm, x, x, 1024, HC_DTYPE_INT32, 0, &opts,
+				   &req);
+	else if (strcmp(how, "reduce") == 0)
+		rc = hc_ireduce(comm, x, x, 1024, HC_DTYPE_INT32, HC_OP_SUM,
+				nranks - 1, &opts, &req);
+	else
+		rc = hc_iallreduce(comm, x, x, 1024, HC_DTYPE_INT32, HC_OP_SUM,
+				   &opts, &req);
 	if (rc == 0)
 		rc = hc_wait(req);
 	dt = now_s() - t0;
@@ -961,6 +974,12 @@ suite_c05(const char *how)
 	if (odd && strcmp(how, "coll") == 0) /* C14: all-gather vs all-reduce */
 		rc = hc_iallgather(comm, (int32_t *)x + rank * (count / nranks),
 				   x, count / nranks, d, &opts, &req);
+	else if (strcmp(how, "bcast") == 0) /* the last rank: another dtype */
+		rc = hc_ibroadcast(comm, x, x, 1000, odd ? HC_DTYPE_FLOAT32 :
+				   HC_DTYPE_INT32, 0, &opts, &req);
+	else if (strcmp(how, "reduce") == 0) /* the last rank: another root */
+		rc = hc_ireduce(comm, x, x, 1000, HC_DTYPE_INT32, HC_OP_SUM,
+				odd ? 1 : 0, &opts, &req);
 	else
 		rc = hc_iallreduce(comm, x, x, count, d, op, &opts, &req);
 	if (rc == 0)
@@ -1132,8 +1151,8 @@ main(int argc, char **argv)
 		suite_c16(0);
 	else if (strcmp(suite, "c16stop") == 0)
 		suite_c16(1);
-	else if (strcmp(suite, "c17") == 0)
-		suite_c17();
+	else if (strncmp(suite, "c17", 3) == 0)
+		suite_c17(suite + 3);
 	else if (strncmp(suite, "c05", 3) == 0)
 		suite_c05(suite + 3);
 	else {
