@@ -437,9 +437,11 @@ op_start(struct hc_coll_op *op)
 	op->started = 1;
 	/* The signature goes first to the right neighbour: should our data
 	 * never reach it (we have less to send than it expects), it still
-	 * learns that we disagree. A rooted collective's chain has ranks
-	 * that only send: there every rank tells every rank. */
-	rc = send_signatures(op, op->algo == &hc_algo_chain);
+	 * learns that we disagree. (Rooted collectives have ranks that only
+	 * send and so may finish before a mismatch or an absent rank is
+	 * known: telling every rank closes that gap, but the first try
+	 * made the broadcast suites flaky; it is not on yet.) */
+	rc = send_signatures(op, 0);
 	if (rc == 0)
 		rc = op->algo->start(op);
 	if (rc != 0) {
