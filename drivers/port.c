@@ -2,7 +2,11 @@
 /* What every port backend shares: the TX queue and the fault injector. */
 #include <string.h>
 
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
 #include "hypercomm.h"
+#include "log.h"
 #include "port.h"
 
 int
@@ -65,4 +69,24 @@ hc_port_close(struct hc_port *port)
 	rte_mempool_free(port->pool);
 	port->pool = NULL;
 	port->ops = NULL;
+}
+
+int
+hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf)
+{
+	/* One frame per mbuf: MTU plus Ethernet header and a VLAN tag. */
+	uint32_t room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+
+	if (room < RTE_MBUF_DEFAULT_DATAROOM)
+		room = RTE_MBUF_DEFAULT_DATAROOM;
+	port->pool = rte_pktmbuf_pool_create(conf->pool_name, conf->pool_mbufs,
+					     256, 0, room + RTE_PKTMBUF_HEADROOM,
+					     rte_socket_id());
+	if (port->pool == NULL) {
+		HC_LOG(ERR, DRIVER, "%s: mbuf pool %s of %u mbufs: %s",
+		       port->name, conf->pool_name, conf->pool_mbufs,
+		       rte_strerror(rte_errno));
+		return -HC_ERR_NOMEM;
+	}
+	return 0;
 }

@@ -23,9 +23,15 @@ struct hc_port;
 struct hc_port_ops {
 	uint16_t (*rx_burst)(struct hc_port *port, struct rte_mbuf **pkts,
 			     uint16_t n);
+	/** Takes ownership of the first frames it accepts (the count
+	 *  returned); the rest stay with the caller. */
 	uint16_t (*tx_burst)(struct hc_port *port, struct rte_mbuf **pkts,
 			     uint16_t n);
 	void (*close)(struct hc_port *port);
+	/** Optional (NULL for DPDK ethdev): bytes the backend accepted
+	 *  from tx_burst and has not yet put on the wire, i.e. what sits in
+	 *  the NIC's TX ring. For a TX scheduler that keeps that ring short. */
+	uint64_t (*tx_queued_bytes)(const struct hc_port *port);
 };
 
 /** TX queue length in packets; partial bursts stay queued and are retried. */
@@ -49,6 +55,8 @@ struct hc_port {
 	bool tx_udp_cksum;           /**< PMD fills UDP checksums */
 	bool rx_cksum;               /**< PMD checks IPv4/UDP checksums */
 	uint16_t port_id;            /**< DPDK backend: ethdev port */
+	void *backend;               /**< other backends' state (sim: the
+	                              *   simulated host) */
 	struct hc_fault fault;       /**< injector applied on TX */
 	struct hc_port_stats stats;
 	uint16_t txq_len;
@@ -85,6 +93,24 @@ struct hc_port_conf {
  */
 int hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		      const struct hc_port_conf *conf);
+
+/**
+ * Create port->pool for conf: conf->pool_mbufs mbufs of one frame each
+ * (MTU + Ethernet header + a VLAN tag, at least
+ * RTE_MBUF_DEFAULT_DATAROOM, plus headroom), named conf->pool_name.
+ * Shared by every backend.
+ * @return 0, or -HC_ERR_NOMEM (logged with the DPDK error).
+ */
+int hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf);
+
+/** Bytes the backend holds for TX and has not sent (see
+ *  hc_port_ops.tx_queued_bytes); 0 when the backend cannot tell. */
+static inline uint64_t
+hc_port_tx_queued_bytes(const struct hc_port *port)
+{
+	return port->ops->tx_queued_bytes != NULL ?
+	       port->ops->tx_queued_bytes(port) : 0;
+}
 
 /** Stop and close the backend, free queued frames and the pool. */
 void hc_port_close(struct hc_port *port);

@@ -177,7 +177,6 @@ int
 hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		  const struct hc_port_conf *conf)
 {
-	uint32_t room;
 	int rc;
 
 	memset(port, 0, sizeof(*port));
@@ -203,20 +202,9 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		       port->name);
 		return -HC_ERR_PORT;
 	}
-	/* One frame per mbuf: MTU plus Ethernet header and a VLAN tag. */
-	room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
-	if (room < RTE_MBUF_DEFAULT_DATAROOM)
-		room = RTE_MBUF_DEFAULT_DATAROOM;
-	port->pool = rte_pktmbuf_pool_create(conf->pool_name, conf->pool_mbufs,
-					     256, 0, room + RTE_PKTMBUF_HEADROOM,
-					     rte_socket_id());
-	if (port->pool == NULL) {
-		HC_LOG(ERR, DRIVER, "%s: mbuf pool %s of %u mbufs: %s",
-		       port->name, conf->pool_name, conf->pool_mbufs,
-		       rte_strerror(rte_errno));
-		rc = -HC_ERR_NOMEM;
+	rc = hc_port_pool_create(port, conf);
+	if (rc != 0)
 		goto fail_dev;
-	}
 	port->ops = &dpdk_ops;
 	rc = configure(port, conf);
 	if (rc == 0)

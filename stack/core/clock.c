@@ -42,3 +42,19 @@ hc_clock_init_manual(struct hc_clock *clk, uint64_t start_ns)
 	clk->priv = NULL;
 	clk->manual_ns = start_ns;
 }
+
+static uint64_t
+ref_now_ns(const struct hc_clock *clk)
+{
+	const struct hc_clock *src = clk->priv;
+
+	return src->now_ns(src);
+}
+
+void
+hc_clock_init_ref(struct hc_clock *clk, const struct hc_clock *src)
+{
+	clk->now_ns = ref_now_ns;
+	clk->priv = (void *)(uintptr_t)src;
+	clk->manual_ns = 0;
+}

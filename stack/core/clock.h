@@ -24,6 +24,11 @@ void hc_clock_init_tsc(struct hc_clock *clk);
  *  simulation): the owner advances it. */
 void hc_clock_init_manual(struct hc_clock *clk, uint64_t start_ns);
 
+/** Initialise clk as a clock that reads another clock, src, which must
+ *  outlive it: every rank of a simulated network reads the network's one
+ *  manual clock this way. */
+void hc_clock_init_ref(struct hc_clock *clk, const struct hc_clock *src);
+
 static inline uint64_t
 hc_clock_now(const struct hc_clock *clk)
 {

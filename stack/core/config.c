@@ -311,6 +311,26 @@ load_numbers(struct hc_config *cfg, struct rte_cfgfile *file)
 	return bad;
 }
 
+/* Defaults of the non-numeric keys (config/example.ini). */
+static void
+other_defaults(struct hc_config *cfg)
+{
+	cfg->udp_port = 51966;
+	cfg->idle = HC_IDLE_SLEEP;
+	cfg->fault_seed = 1;
+	cfg->fault_drop_data = 0;
+}
+
+/* Numeric keys at their defaults. */
+static void
+num_defaults(struct hc_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(num_keys); i++)
+		*(uint32_t *)((char *)cfg + num_keys[i].off) = num_keys[i].def;
+}
+
 static int
 load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 {
@@ -320,7 +340,6 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 	char *end;
 	int bad = 0;
 
-	cfg->udp_port = 51966;
 	v = rte_cfgfile_get_entry(file, "net", "udp_port");
 	if (v != NULL) {
 		if (parse_u64(v, 1, 65535, &x) != 0) {
@@ -332,7 +351,6 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 		}
 	}
 
-	cfg->idle = HC_IDLE_SLEEP;
 	v = rte_cfgfile_get_entry(file, "engine", "idle");
 	if (v != NULL) {
 		if (strcmp(v, "busy") == 0)
@@ -350,7 +368,6 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 		}
 	}
 
-	cfg->fault_seed = 1;
 	v = getenv("HC_FAULT_SEED");
 	if (v == NULL)
 		v = rte_cfgfile_get_entry(file, "fault", "seed");
@@ -359,7 +376,6 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 		bad++;
 	}
 
-	cfg->fault_drop_data = 0;
 	v = getenv("HC_FAULT_DROP_DATA_PCT");
 	if (v == NULL)
 		v = rte_cfgfile_get_entry(file, "fault", "drop_data_pct");
@@ -476,6 +492,7 @@ hc_config_load(const char *path, struct hc_config *cfg)
 		HC_LOG(ERR, CORE, "%s: cannot read or parse the INI file", path);
 		return -HC_ERR_CONFIG;
 	}
+	other_defaults(cfg);
 	bad = load_numbers(cfg, file);
 	bad += load_others(cfg, file);
 	bad += check_names(cfg, file);
@@ -491,6 +508,48 @@ hc_config_load(const char *path, struct hc_config *cfg)
 		hc_config_free(cfg);
 		return -HC_ERR_CONFIG;
 	}
+	return 0;
+}
+
+int
+hc_config_defaults(struct hc_config *cfg, uint32_t world_size)
+{
+	uint32_t i;
+
+	if (cfg == NULL)
+		return -HC_ERR_INVAL;
+	memset(cfg, 0, sizeof(*cfg));
+	if (world_size == 0 || world_size > HC_MAX_RANKS)
+		return -HC_ERR_INVAL;
+	strcpy(cfg->path, "(defaults)");
+	num_defaults(cfg);
+	other_defaults(cfg);
+	cfg->job_id = 1;
+	cfg->world_size = world_size;
+	cfg->ranks = calloc(world_size, sizeof(*cfg->ranks));
+	if (cfg->ranks == NULL)
+		return -HC_ERR_NOMEM;
+	for (i = 0; i < world_size; i++) {
+		struct hc_rank_conf *rc = &cfg->ranks[i];
+
+		/* 198.18.0.0/15: benchmarking addresses (RFC 2544). */
+		rc->ip = 0xc6120000u | (i / 250) << 8 | (i % 250 + 1);
+		rc->has_mac = true;
+		rc->mac = (struct rte_ether_addr){ .addr_bytes = { 0x02, 0x00,
+			0xc6, 0x12, (uint8_t)(i >> 8), (uint8_t)i } };
+		strcpy(rc->port, "sim");
+	}
+	return 0;
+}
+
+int
+hc_config_copy(struct hc_config *dst, const struct hc_config *src)
+{
+	*dst = *src;
+	dst->ranks = malloc(src->world_size * sizeof(*dst->ranks));
+	if (dst->ranks == NULL)
+		return -HC_ERR_NOMEM;
+	memcpy(dst->ranks, src->ranks, src->world_size * sizeof(*dst->ranks));
 	return 0;
 }
 

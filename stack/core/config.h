@@ -79,6 +79,21 @@ struct hc_config {
  */
 int hc_config_load(const char *path, struct hc_config *cfg);
 
+/**
+ * A configuration without a file, for simulation and tests: every key at
+ * its default (the table in config.c, as config/example.ini lists them),
+ * [job] id 1, world_size as given, and rank i with IP
+ * 198.18.(i / 250).(i % 250 + 1), MAC 02:00:c6:12:HH:LL (HH:LL = i, big
+ * endian) and port "sim". Free with hc_config_free().
+ * @return 0, -HC_ERR_INVAL (cfg NULL, world_size 0 or above
+ *         HC_MAX_RANKS), -HC_ERR_NOMEM.
+ */
+int hc_config_defaults(struct hc_config *cfg, uint32_t world_size);
+
+/** Deep copy of src into dst (free with hc_config_free()).
+ *  @return 0, -HC_ERR_NOMEM. */
+int hc_config_copy(struct hc_config *dst, const struct hc_config *src);
+
 /** Free what hc_config_load allocated; cfg may be zeroed or loaded. */
 void hc_config_free(struct hc_config *cfg);
 

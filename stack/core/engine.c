@@ -235,8 +235,8 @@ env_rank(void)
 	return -1;
 }
 
-static void
-teardown(struct hc_ctx *ctx)
+void
+hc_ctx_teardown(struct hc_ctx *ctx)
 {
 	if (ctx->coll_up) {
 		struct hc_comm *comm;
@@ -261,12 +261,57 @@ teardown(struct hc_ctx *ctx)
 	free(ctx);
 }
 
-static int
-bring_up(struct hc_ctx *ctx)
+void
+hc_ctx_port_conf(const struct hc_ctx *ctx, const char *pool_name,
+		 struct hc_port_conf *pc)
 {
 	const struct hc_config *cfg = &ctx->cfg;
 	const struct hc_rank_conf *me = &cfg->ranks[ctx->rank];
+
+	memset(pc, 0, sizeof(*pc));
+	pc->mtu = cfg->mtu;
+	pc->pool_mbufs = cfg->pool_mbufs;
+	pc->rx_desc = (uint16_t)cfg->rx_desc;
+	pc->tx_desc = (uint16_t)cfg->tx_desc;
+	pc->burst = (uint16_t)cfg->burst;
+	pc->link_wait_ms = cfg->link_wait_ms;
+	pc->mac = me->has_mac ? &me->mac : NULL;
+	pc->pool_name = pool_name;
+}
+
+void
+hc_ctx_prepare(struct hc_ctx *ctx, uint32_t rank, unsigned int engine_lcore)
+{
+	ctx->rank = rank;
+	__cds_wfcq_init(&ctx->qhead, &ctx->qtail);
+	TAILQ_INIT(&ctx->inflight);
+	rte_spinlock_init(&ctx->progress_lock);
+	ctx->engine_lcore = engine_lcore;
+}
+
+/* Open this rank's DPDK port. */
+static int
+open_dpdk_port(struct hc_ctx *ctx)
+{
 	struct hc_port_conf pc;
+	char pool[RTE_MEMPOOL_NAMESIZE];
+	int rc;
+
+	/* Pool names are per process; rank and pid keep them unique even
+	 * if two ranks ever share one DPDK instance. */
+	snprintf(pool, sizeof(pool), "hc_r%u_%d", ctx->rank, (int)getpid());
+	hc_ctx_port_conf(ctx, pool, &pc);
+	rc = hc_port_open_dpdk(&ctx->port, ctx->cfg.ranks[ctx->rank].port, &pc);
+	if (rc == 0)
+		ctx->port_open = 1;
+	return rc;
+}
+
+int
+hc_ctx_bring_up(struct hc_ctx *ctx)
+{
+	const struct hc_config *cfg = &ctx->cfg;
+	const struct hc_rank_conf *me = &cfg->ranks[ctx->rank];
 	struct hc_net_conf nc;
 	struct hct_conf tc;
 	struct hct_upcalls up = {
@@ -274,7 +319,6 @@ bring_up(struct hc_ctx *ctx)
 		.msg_sent = hc_coll_msg_sent,
 		.peer_lost = hc_coll_peer_lost,
 	};
-	char pool[RTE_MEMPOOL_NAMESIZE];
 	uint32_t i;
 	int rc;
 
@@ -284,22 +328,6 @@ bring_up(struct hc_ctx *ctx)
 	for (i = 0; i < cfg->world_size; i++)
 		ctx->peer_ip[i] = cfg->ranks[i].ip;
 
-	/* Pool names are per process; rank and pid keep them unique even
-	 * if two ranks ever share one DPDK instance. */
-	snprintf(pool, sizeof(pool), "hc_r%u_%d", ctx->rank, (int)getpid());
-	memset(&pc, 0, sizeof(pc));
-	pc.mtu = cfg->mtu;
-	pc.pool_mbufs = cfg->pool_mbufs;
-	pc.rx_desc = (uint16_t)cfg->rx_desc;
-	pc.tx_desc = (uint16_t)cfg->tx_desc;
-	pc.burst = (uint16_t)cfg->burst;
-	pc.link_wait_ms = cfg->link_wait_ms;
-	pc.mac = me->has_mac ? &me->mac : NULL;
-	pc.pool_name = pool;
-	rc = hc_port_open_dpdk(&ctx->port, me->port, &pc);
-	if (rc != 0)
-		return rc;
-	ctx->port_open = 1;
 	hc_fault_init(&ctx->port.fault, cfg->fault_seed + ctx->rank);
 	ctx->port.fault.drop[HC_FAULT_CLASS_DATA] = cfg->fault_drop_data;
 	ctx->port.fault.classify = classify;
@@ -421,13 +449,11 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 		rc = -HC_ERR_INVAL;
 		goto fail;
 	}
-	ctx->rank = (uint32_t)rank;
 	hc_clock_init_tsc(&ctx->clk);
-	__cds_wfcq_init(&ctx->qhead, &ctx->qtail);
-	TAILQ_INIT(&ctx->inflight);
-	rte_spinlock_init(&ctx->progress_lock);
-	ctx->engine_lcore = pick_engine_lcore(params->progress);
-	rc = bring_up(ctx);
+	hc_ctx_prepare(ctx, (uint32_t)rank, pick_engine_lcore(params->progress));
+	rc = open_dpdk_port(ctx);
+	if (rc == 0)
+		rc = hc_ctx_bring_up(ctx);
 	if (rc == 0)
 		rc = meet_peers(ctx);
 	if (rc == 0 && ctx->engine_lcore != RTE_MAX_LCORE &&
@@ -447,7 +473,7 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	*out = ctx;
 	return 0;
 fail:
-	teardown(ctx);
+	hc_ctx_teardown(ctx);
 	return rc;
 }
 
@@ -504,6 +530,12 @@ hc_finalize(struct hc_ctx *ctx)
 	}
 	abort_requests(ctx);
 	log_stats(ctx);
+	if (ctx->sim != NULL) {
+		/* Draining needs virtual time, which only the runner moves:
+		 * a simulated rank goes at once (stack/core/simrun.h). */
+		hc_ctx_teardown(ctx);
+		return 0;
+	}
 	now = hc_clock_now(&ctx->clk);
 	deadline = now + ctx->cfg.drain_timeout_ms * HC_NS_PER_MS;
 	while (!hct_drained(&ctx->hct)) {
@@ -522,7 +554,7 @@ hc_finalize(struct hc_ctx *ctx)
 	linger = now + 3 * (uint64_t)ctx->cfg.rto_min_us * HC_NS_PER_US;
 	while (ctx->cfg.world_size > 1 && hc_clock_now(&ctx->clk) < linger)
 		hc_engine_idle(ctx, hc_engine_poll(ctx));
-	teardown(ctx);
+	hc_ctx_teardown(ctx);
 	return rc;
 }
 

@@ -24,6 +24,8 @@
 #include "net.h"
 #include "port.h"
 
+struct hc_sim;
+
 /** Idle backoff state of a thread waiting for a request. */
 struct hc_backoff {
 	uint32_t polls;
@@ -69,6 +71,9 @@ struct hc_ctx {
 	struct cds_wfcq_tail qtail;
 	struct hc_request_list inflight; /**< engine: dequeued, not done */
 	unsigned int engine_lcore;   /**< RTE_MAX_LCORE: progress in callers */
+	struct hc_sim *sim;          /**< non-NULL: a rank on this simulated
+	                              *   network, progressed only by the
+	                              *   runner (simrun.h); hc_wait refuses */
 	int engine_stop;             /**< atomic: 1 asks the engine to stop */
 	rte_spinlock_t progress_lock; /**< caller progress: one poller */
 	int port_open;
@@ -95,6 +100,29 @@ void hc_backoff(struct hc_ctx *ctx, struct hc_backoff *b);
 /** Back off once while an engine lcore does the work: a short spin, then
  *  sleep, never yield (the CPU is better left to the engines). */
 void hc_wait_backoff(struct hc_ctx *ctx, struct hc_backoff *b);
+
+/* Building a context: hc_init() for a DPDK rank, hc_sim_ctx_create()
+ * (simrun.h) for a simulated one. Both: allocate and zero a ctx, fill
+ * ctx->cfg and ctx->clk, hc_ctx_prepare(), open ctx->port (port_open = 1),
+ * hc_ctx_bring_up(); on failure hc_ctx_teardown(). */
+
+/** Set rank, the submission queue, the in-flight list and the progress
+ *  lock; engine_lcore RTE_MAX_LCORE means progress in callers. */
+void hc_ctx_prepare(struct hc_ctx *ctx, uint32_t rank,
+		    unsigned int engine_lcore);
+
+/** Port configuration of ctx's rank from ctx->cfg; the pool is named
+ *  pool_name (which must outlive the port's opening). */
+void hc_ctx_port_conf(const struct hc_ctx *ctx, const char *pool_name,
+		      struct hc_port_conf *pc);
+
+/** Everything above the opened port: fault injector settings, net, HCT
+ *  (nonce from rte_rand()), collectives and the world communicator.
+ *  @return 0, -HC_ERR_NOMEM, or the layers' errors. */
+int hc_ctx_bring_up(struct hc_ctx *ctx);
+
+/** Free whatever of ctx is up, and ctx itself (no draining). */
+void hc_ctx_teardown(struct hc_ctx *ctx);
 
 /** The context a communicator belongs to. */
 static inline struct hc_ctx *

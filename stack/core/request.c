@@ -10,6 +10,7 @@
 
 #include "hypercomm.h"
 #include "engine.h"
+#include "log.h"
 
 /* Caller progress: one thread at a time runs the engine. */
 static uint32_t
@@ -131,7 +132,9 @@ hc_test(struct hc_request *req, int *done)
 
 	if (req == NULL || done == NULL)
 		return -HC_ERR_INVAL;
-	if (!is_done(req) && req->ctx->engine_lcore == RTE_MAX_LCORE)
+	/* A simulated rank progresses only in the runner's steps. */
+	if (!is_done(req) && req->ctx->engine_lcore == RTE_MAX_LCORE &&
+	    req->ctx->sim == NULL)
 		caller_progress(req->ctx);
 	if (!is_done(req)) {
 		*done = 0;
@@ -141,6 +144,18 @@ hc_test(struct hc_request *req, int *done)
 	rc = req->status;
 	free(req);
 	return rc;
+}
+
+/* A simulated rank cannot wait: its virtual time moves only when the
+ * runner steps every rank (simrun.h), so a wait would spin forever. */
+static int
+sim_cannot_wait(struct hc_ctx *ctx)
+{
+	if (ctx->sim == NULL)
+		return 0;
+	HC_LOG(ERR, CORE, "rank %u is simulated: use hc_test with the "
+	       "runner, not a waiting call", ctx->rank);
+	return 1;
 }
 
 int
@@ -153,6 +168,8 @@ hc_wait(struct hc_request *req)
 	if (req == NULL)
 		return -HC_ERR_INVAL;
 	ctx = req->ctx;
+	if (!is_done(req) && sim_cannot_wait(ctx))
+		return -HC_ERR_INVAL;
 	while (!is_done(req)) {
 		uint32_t work = 0;
 
@@ -190,15 +207,24 @@ hc_wait_all(struct hc_request **reqs, size_t n, int *statuses)
 	return first;
 }
 
-/* The blocking forms: submit, then wait. */
+/* The blocking forms: submit, then wait; not on a simulated rank. */
+static int
+blocking_ok(struct hc_comm *comm)
+{
+	return comm != NULL && sim_cannot_wait(hc_comm_ctx(comm)) ?
+	       -HC_ERR_INVAL : 0;
+}
+
 int
 hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	     uint64_t count, enum hc_dtype dtype, enum hc_op op)
 {
 	struct hc_request *req;
-	int rc = hc_iallreduce(comm, sendbuf, recvbuf, count, dtype, op, NULL,
-			       &req);
+	int rc = blocking_ok(comm);
 
+	if (rc == 0)
+		rc = hc_iallreduce(comm, sendbuf, recvbuf, count, dtype, op, NULL,
+			       &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -207,9 +233,11 @@ hc_reduce_scatter(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		  uint64_t recvcount, enum hc_dtype dtype, enum hc_op op)
 {
 	struct hc_request *req;
-	int rc = hc_ireduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype,
-				    op, NULL, &req);
+	int rc = blocking_ok(comm);
 
+	if (rc == 0)
+		rc = hc_ireduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype,
+				    op, NULL, &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -218,9 +246,11 @@ hc_allgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	     uint64_t sendcount, enum hc_dtype dtype)
 {
 	struct hc_request *req;
-	int rc = hc_iallgather(comm, sendbuf, recvbuf, sendcount, dtype, NULL,
-			       &req);
+	int rc = blocking_ok(comm);
 
+	if (rc == 0)
+		rc = hc_iallgather(comm, sendbuf, recvbuf, sendcount, dtype, NULL,
+			       &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -228,8 +258,10 @@ int
 hc_barrier(struct hc_comm *comm)
 {
 	struct hc_request *req;
-	int rc = hc_ibarrier(comm, NULL, &req);
+	int rc = blocking_ok(comm);
 
+	if (rc == 0)
+		rc = hc_ibarrier(comm, NULL, &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -238,9 +270,11 @@ hc_broadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	     uint64_t count, enum hc_dtype dtype, int root)
 {
 	struct hc_request *req;
-	int rc = hc_ibroadcast(comm, sendbuf, recvbuf, count, dtype, root, NULL,
-			       &req);
+	int rc = blocking_ok(comm);
 
+	if (rc == 0)
+		rc = hc_ibroadcast(comm, sendbuf, recvbuf, count, dtype, root, NULL,
+			       &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -249,9 +283,11 @@ hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	  uint64_t count, enum hc_dtype dtype, enum hc_op op, int root)
 {
 	struct hc_request *req;
-	int rc = hc_ireduce(comm, sendbuf, recvbuf, count, dtype, op, root,
-			    NULL, &req);
+	int rc = blocking_ok(comm);
 
+	if (rc == 0)
+		rc = hc_ireduce(comm, sendbuf, recvbuf, count, dtype, op, root,
+			    NULL, &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 

@@ -271,7 +271,8 @@ int hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 /**
  * Whether req completed. When *done is 1 the request is freed and the
  * return value is its result; when 0, req stays valid and 0 is returned.
- * With caller progress this also runs the engine once.
+ * With caller progress this also runs the engine once (not on a rank of
+ * the simulated network, which only its runner progresses).
  * @return 0, -HC_ERR_INVAL (req or done NULL), or the collective's error
  *         (as hc_allreduce).
  */
@@ -280,7 +281,12 @@ int hc_test(struct hc_request *req, int *done);
 /**
  * Wait until req completes, free it, return its result (as
  * hc_allreduce). Waits with the idle backoff of [engine] idle.
- * @return 0, -HC_ERR_INVAL (req NULL), or the collective's error.
+ * On a rank of the simulated network (virtual time moves only between
+ * the runner's steps) it returns -HC_ERR_INVAL at once, logged, and req
+ * stays valid for hc_test(); so do the blocking collectives, before
+ * submitting anything.
+ * @return 0, -HC_ERR_INVAL (req NULL; simulated rank), or the
+ *         collective's error.
  */
 int hc_wait(struct hc_request *req);
 
