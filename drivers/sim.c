@@ -667,6 +667,12 @@ hc_sim_advance(struct hc_sim *sim, uint64_t t_ns)
 }
 
 uint32_t
+hc_sim_rx_pending(const struct hc_sim *sim, uint32_t host)
+{
+	return host < sim->hosts ? sim->host[host].rx.len : 0;
+}
+
+uint32_t
 hc_sim_hosts(const struct hc_sim *sim)
 {
 	return sim->hosts;

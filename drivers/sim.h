@@ -158,6 +158,9 @@ int hc_sim_next_event(const struct hc_sim *sim, uint64_t *t_ns);
  *  set the clock to t_ns. A t_ns in the past only runs what is due. */
 void hc_sim_advance(struct hc_sim *sim, uint64_t t_ns);
 
+/** Frames waiting in host's RX ring (0 for a bad host). */
+uint32_t hc_sim_rx_pending(const struct hc_sim *sim, uint32_t host);
+
 /** Number of hosts. */
 uint32_t hc_sim_hosts(const struct hc_sim *sim);
 

@@ -111,7 +111,8 @@ hc_simrun_create(const struct hc_simrun_conf *conf, struct hc_simrun **out)
 	run->quantum_ns = conf->idle_quantum_ns != 0 ? conf->idle_quantum_ns :
 			  HC_SIMRUN_IDLE_QUANTUM_NS;
 	run->ctx = calloc(run->ranks, sizeof(*run->ctx));
-	if (run->ctx == NULL) {
+	run->active = calloc(run->ranks, sizeof(*run->active));
+	if (run->ctx == NULL || run->active == NULL) {
 		rc = -HC_ERR_NOMEM;
 		goto fail;
 	}
@@ -158,24 +159,47 @@ hc_simrun_destroy(struct hc_simrun *run)
 		hc_finalize(run->ctx[r]);
 	hc_sim_destroy(run->sim);
 	free(run->ctx);
+	free(run->active);
 	free(run);
+}
+
+/* Whether rank r may have something to do without a timer: frames
+ * arrived or held for TX, requests submitted, or work in its last step. */
+static int
+rank_active(const struct hc_simrun *run, uint32_t r)
+{
+	struct hc_ctx *ctx = run->ctx[r];
+
+	return run->active[r] || ctx->port.txq_len != 0 ||
+	       hc_sim_rx_pending(run->sim, r) != 0 ||
+	       !cds_wfcq_empty(&ctx->qhead, &ctx->qtail);
 }
 
 uint32_t
 hc_simrun_step(struct hc_simrun *run)
 {
-	uint64_t now = hc_sim_now(run->sim), next;
+	uint64_t now = hc_sim_now(run->sim), next, limit;
 	uint32_t r, work = 0;
+	int sweep;
 
 	hc_sim_advance(run->sim, now);
+	sweep = now >= run->sweep_ns + run->quantum_ns;
+	if (sweep)
+		run->sweep_ns = now;
 	for (r = 0; r < run->ranks; r++) {
-		struct hc_ctx *ctx = run->ctx[r];
-		uint32_t w = hc_engine_step(ctx);
+		struct hc_ctx *ctx;
+		uint32_t w, held;
+
+		if (!sweep && !rank_active(run, r))
+			continue;
+		ctx = run->ctx[r];
+		w = hc_engine_step(ctx);
 		/* hc_engine_poll counts the frames the port still holds as
 		 * work; here only time frees the NIC that refused them. */
-		uint32_t held = ctx->port.txq_len;
-
-		work += w > held ? w - held : 0;
+		held = ctx->port.txq_len;
+		w = w > held ? w - held : 0;
+		run->active[r] = w != 0;
+		work += w;
 	}
 	run->steps++;
 	if (work != 0) {
@@ -187,9 +211,10 @@ hc_simrun_step(struct hc_simrun *run)
 		return work;
 	}
 	run->stuck = 0;
-	next = now + run->quantum_ns;
-	if (hc_sim_next_event(run->sim, &next) && next > now + run->quantum_ns)
-		next = now + run->quantum_ns;
+	/* The next event, but no later than the next sweep. */
+	limit = RTE_MAX(now, run->sweep_ns + run->quantum_ns);
+	if (!hc_sim_next_event(run->sim, &next) || next > limit)
+		next = limit;
 	hc_sim_advance(run->sim, next);
 	return 0;
 }

@@ -16,10 +16,14 @@
  * available either. hc_finalize() frees a simulated rank without draining.
  *
  * The runner's step (hc_simrun_step()): run the network events due now;
- * hc_engine_step() every rank in rank order; if no rank did work, move
- * virtual time to the next network event, but by at most the idle quantum
- * (so RTO, HELLO and keepalive timers fire at most one quantum late, also
- * while the network is empty). Frames a rank's port holds because its
+ * hc_engine_step() in rank order every rank that may have work (frames in
+ * its RX ring or held by its port, submitted requests, or work in its
+ * previous step), and every rank once per idle quantum of virtual time
+ * (a sweep, for timers); if no rank did work, move virtual time to the
+ * next network event, but no later than the next sweep. So RTO, HELLO,
+ * keepalive and op timeouts fire at most one quantum late, also while the
+ * network is empty, and a step costs what the ranks touched by the
+ * network cost, not all ranks. Frames a rank's port holds because its
  * NIC's egress FIFO is full are not work: only time drains the NIC.
  *
  * Determinism: one seed (hc_simrun_conf.seed) seeds rte_srand() (HCT
@@ -75,6 +79,8 @@ struct hc_simrun {
 	uint32_t ranks;
 	struct hc_ctx **ctx;        /**< ctx[r]: rank r */
 	uint64_t quantum_ns;
+	uint8_t *active;            /**< active[r]: rank r worked last step */
+	uint64_t sweep_ns;          /**< virtual time of the last sweep */
 	uint64_t steps;             /**< hc_simrun_step() calls */
 	uint64_t stuck;             /**< busy steps in a row at one time */
 	uint64_t stuck_at_ns;

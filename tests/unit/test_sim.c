@@ -1,0 +1,894 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_sim: the virtual-time network (drivers/sim.h) and the real stack
+ * on it (stack/core/simrun.h).
+ *
+ * Network tests send hand-made Ethernet/IPv4 frames through sim ports and
+ * check arrival times to the ns, tail drops, ECN marks, strict priority
+ * and seeded loss. Stack tests run the existing ring all-reduce on 1..64
+ * simulated ranks, with and without link loss, and check every element on
+ * every rank against apps/hc-perf/pattern.h, and that a seed fixes a run.
+ *
+ * HC_SIM_TEST="<test name>" runs that one test only (profiling).
+ *
+ * The EAL is needed for mbuf pools only: --no-huge -m 1536, --no-pci, its
+ * own --file-prefix hcsim<pid>, whose runtime directory is removed at exit.
+ */
+#define _GNU_SOURCE
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+#include <rte_byteorder.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "hypercomm.h"
+#include "engine.h"
+#include "pattern.h"
+#include "sim.h"
+#include "simrun.h"
+
+#define T0 HC_SIM_DEF_START_NS
+#define RATE 10.0          /* Gbit/s: 1000-byte frame = 800 ns */
+#define PROP_NS 1000
+#define FRAME 1000         /* bytes */
+#define SER_NS 800         /* FRAME at RATE */
+#define NET_POOL 8191
+
+/* ---- network tests: hand-made frames through sim ports -------------- */
+
+struct net {
+	struct hc_sim *sim;
+	struct hc_port port[4];
+	uint32_t hosts;
+};
+
+static unsigned int pool_seq;
+
+static struct rte_ether_addr
+host_mac(uint32_t h)
+{
+	return (struct rte_ether_addr){ .addr_bytes = { 0x02, 0, 0, 0, 0,
+						        (uint8_t)(h + 1) } };
+}
+
+static struct hc_sim_link_conf
+link_conf(void)
+{
+	return (struct hc_sim_link_conf){ .rate_gbps = RATE,
+		.prop_ns = PROP_NS, .queue_bytes = 1 << 20 };
+}
+
+/* A star of `hosts` hosts, every port open. */
+static int
+net_up(struct net *n, uint32_t hosts, uint64_t seed)
+{
+	struct hc_sim_conf sc = { .topo = HC_SIM_TOPO_STAR, .hosts = hosts,
+		.host_link = link_conf(), .pool_mbufs = NET_POOL,
+		.seed = seed };
+	uint32_t h;
+
+	memset(n, 0, sizeof(*n));
+	n->hosts = hosts;
+	if (hc_sim_create(&sc, &n->sim) != 0)
+		return -1;
+	for (h = 0; h < hosts; h++) {
+		struct rte_ether_addr mac = host_mac(h);
+		struct hc_port_conf pc = { .mtu = 1500, .pool_mbufs = 2047,
+			.rx_desc = 4096, .burst = 32, .mac = &mac };
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		snprintf(name, sizeof(name), "tsim%u", pool_seq++);
+		pc.pool_name = name;
+		if (hc_port_open_sim(&n->port[h], n->sim, h, &pc) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+net_down(struct net *n)
+{
+	uint32_t h;
+
+	for (h = 0; h < n->hosts; h++)
+		hc_port_close(&n->port[h]);
+	hc_sim_destroy(n->sim);
+	n->sim = NULL;
+}
+
+/* An IPv4 frame of `len` bytes from host src to host dst with TOS tos and
+ * IP id id, valid header checksum. */
+static struct rte_mbuf *
+frame(struct net *n, uint32_t src, uint32_t dst, uint16_t len, uint8_t tos,
+      uint16_t id)
+{
+	struct rte_mbuf *m = hc_port_alloc(&n->port[src]);
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+
+	if (m == NULL || rte_pktmbuf_append(m, len) == NULL)
+		return NULL;
+	memset(rte_pktmbuf_mtod(m, void *), 0xa5, len);
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	eth->dst_addr = host_mac(dst);
+	eth->src_addr = host_mac(src);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = tos;
+	ip->total_length = rte_cpu_to_be_16(len - RTE_ETHER_HDR_LEN);
+	ip->packet_id = rte_cpu_to_be_16(id);
+	ip->time_to_live = 64;
+	ip->next_proto_id = 17;
+	ip->src_addr = rte_cpu_to_be_32(0xc6120001u + src);
+	ip->dst_addr = rte_cpu_to_be_32(0xc6120001u + dst);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return m;
+}
+
+static int
+send_frame(struct net *n, uint32_t src, uint32_t dst, uint16_t len,
+	   uint8_t tos, uint16_t id)
+{
+	struct rte_mbuf *m = frame(n, src, dst, len, tos, id);
+
+	if (m == NULL || hc_port_tx(&n->port[src], m) != 0)
+		return -1;
+	hc_port_flush(&n->port[src]);
+	return 0;
+}
+
+static const struct rte_ipv4_hdr *
+ipv4_of(const struct rte_mbuf *m)
+{
+	return (const struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m,
+		const struct rte_ether_hdr *) + 1);
+}
+
+/* Receive everything host h has; ids[] gets the IP ids in order. */
+static uint32_t
+drain(struct net *n, uint32_t h, uint16_t *ids, uint32_t max)
+{
+	struct rte_mbuf *pkts[64];
+	uint32_t got = 0;
+	uint16_t k, i;
+
+	while ((k = hc_port_rx(&n->port[h], pkts, 64)) > 0)
+		for (i = 0; i < k; i++) {
+			if (ids != NULL && got < max)
+				ids[got] = rte_be_to_cpu_16(
+					ipv4_of(pkts[i])->packet_id);
+			got++;
+			rte_pktmbuf_free(pkts[i]);
+		}
+	return got;
+}
+
+/* Frames at host h visible at exactly time t: none at t - 1 ns. */
+static uint32_t
+arrivals_at(struct net *n, uint32_t h, uint64_t t)
+{
+	hc_sim_advance(n->sim, t - 1);
+	if (drain(n, h, NULL, 0) != 0)
+		return UINT32_MAX;
+	hc_sim_advance(n->sim, t);
+	return drain(n, h, NULL, 0);
+}
+
+/* One frame: serialization + propagation on each of the two hops; the
+ * receiver gets a copy, the sender's mbuf is back to one reference. */
+static void
+test_single_arrival(void)
+{
+	struct net n;
+	struct rte_mbuf *m, *got[2];
+	uint64_t t;
+
+	CU_ASSERT_FATAL(net_up(&n, 2, 1) == 0);
+	m = frame(&n, 0, 1, FRAME, 0x02, 7);
+	CU_ASSERT_FATAL(m != NULL);
+	rte_mbuf_refcnt_update(m, 1);	/* keep it, as HCT does */
+	CU_ASSERT(hc_port_tx(&n.port[0], m) == 0);
+	CU_ASSERT(hc_port_flush(&n.port[0]) == 0);
+	CU_ASSERT(rte_mbuf_refcnt_read(m) == 1);
+	CU_ASSERT(hc_port_tx_queued_bytes(&n.port[0]) == FRAME);
+	t = T0 + 2 * (SER_NS + PROP_NS);
+	CU_ASSERT(arrivals_at(&n, 1, t - 1) == 0);
+	hc_sim_advance(n.sim, t - 1);
+	CU_ASSERT(hc_port_rx(&n.port[1], got, 2) == 0);
+	hc_sim_advance(n.sim, t);
+	CU_ASSERT_FATAL(hc_port_rx(&n.port[1], got, 2) == 1);
+	CU_ASSERT(got[0] != m);
+	CU_ASSERT(got[0]->pool != m->pool);
+	CU_ASSERT(got[0]->pkt_len == FRAME);
+	CU_ASSERT(memcmp(rte_pktmbuf_mtod(got[0], void *),
+			 rte_pktmbuf_mtod(m, void *), FRAME) == 0);
+	CU_ASSERT(hc_port_tx_queued_bytes(&n.port[0]) == 0);
+	CU_ASSERT(hc_sim_next_event(n.sim, &t) == 0);
+	rte_pktmbuf_free(got[0]);
+	rte_pktmbuf_free(m);
+	net_down(&n);
+}
+
+/* A back-to-back burst of 5: frame k (1-based) leaves the NIC at
+ * k * SER_NS and, pipelined through the switch, arrives SER + 2 PROP
+ * later, one per SER_NS. */
+static void
+test_burst_arrival(void)
+{
+	struct net n;
+	uint32_t k;
+
+	CU_ASSERT_FATAL(net_up(&n, 2, 1) == 0);
+	for (k = 1; k <= 5; k++)
+		CU_ASSERT(send_frame(&n, 0, 1, FRAME, 0x02, k) == 0);
+	CU_ASSERT(hc_port_tx_queued_bytes(&n.port[0]) == 5 * FRAME);
+	for (k = 1; k <= 5; k++)
+		CU_ASSERT(arrivals_at(&n, 1, T0 + k * SER_NS + SER_NS +
+					     2 * PROP_NS) == 1);
+	net_down(&n);
+}
+
+/* Two-tier, groups of 2, fabric at 40 Gbit/s and 500 ns: host 0 -> host
+ * 2 crosses host link, leaf up, spine down, host link; host 0 -> host 1
+ * stays in its leaf. A broadcast from host 0 reaches hosts 1, 2 and 3 once
+ * each (flooded, never back to its sender). */
+static void
+test_two_tier(void)
+{
+	struct hc_sim_conf sc = { .topo = HC_SIM_TOPO_TWO_TIER, .hosts = 4,
+		.group = 2, .host_link = link_conf(),
+		.fabric_link = { .rate_gbps = 40, .prop_ns = 500,
+				 .queue_bytes = 1 << 20 },
+		.pool_mbufs = NET_POOL, .seed = 1 };
+	struct hc_sim_link_stats st;
+	struct rte_mbuf *m;
+	struct net n;
+	uint32_t h;
+
+	memset(&n, 0, sizeof(n));
+	n.hosts = 4;
+	CU_ASSERT_FATAL(hc_sim_create(&sc, &n.sim) == 0);
+	for (h = 0; h < 4; h++) {
+		struct rte_ether_addr mac = host_mac(h);
+		struct hc_port_conf pc = { .mtu = 1500, .pool_mbufs = 1023,
+			.rx_desc = 64, .burst = 32, .mac = &mac };
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		snprintf(name, sizeof(name), "tsim%u", pool_seq++);
+		pc.pool_name = name;
+		CU_ASSERT_FATAL(hc_port_open_sim(&n.port[h], n.sim, h, &pc) == 0);
+	}
+	CU_ASSERT(send_frame(&n, 0, 2, FRAME, 0x02, 1) == 0);
+	CU_ASSERT(arrivals_at(&n, 2, T0 + 2 * (SER_NS + PROP_NS) +
+				     2 * (200 + 500)) == 1);
+	CU_ASSERT(send_frame(&n, 0, 1, FRAME, 0x02, 2) == 0);
+	CU_ASSERT(arrivals_at(&n, 1, hc_sim_now(n.sim) +
+				     2 * (SER_NS + PROP_NS)) == 1);
+	m = frame(&n, 0, 1, 60, 0, 3);
+	CU_ASSERT_FATAL(m != NULL);
+	memset(rte_pktmbuf_mtod(m, void *), 0xff, RTE_ETHER_ADDR_LEN);
+	CU_ASSERT(hc_port_tx(&n.port[0], m) == 0);
+	hc_port_flush(&n.port[0]);
+	hc_sim_advance(n.sim, hc_sim_now(n.sim) + HC_NS_PER_MS);
+	CU_ASSERT(drain(&n, 0, NULL, 0) == 0);
+	for (h = 1; h < 4; h++)
+		CU_ASSERT(drain(&n, h, NULL, 0) == 1);
+	CU_ASSERT(hc_sim_link_stats(n.sim, hc_sim_link_id(n.sim,
+		  HC_SIM_LINK_LEAF_UP, 0), &st) == 0);
+	CU_ASSERT(st.total.pkts == 2);	/* frame 1 and the broadcast */
+	CU_ASSERT(hc_sim_link_stats(n.sim, hc_sim_link_id(n.sim,
+		  HC_SIM_LINK_LEAF_UP, 1), &st) == 0);
+	CU_ASSERT(st.total.pkts == 0);
+	net_down(&n);
+}
+
+/* Rates of the receiver's link (1 Gbit/s: 8000 ns a frame) and of the
+ * switch egress towards it. */
+static void
+slow_down_link(struct net *n, uint32_t h, uint32_t queue, uint32_t ecn)
+{
+	struct hc_sim_link_conf lc = link_conf();
+	int id = hc_sim_link_id(n->sim, HC_SIM_LINK_HOST_DOWN, h);
+
+	lc.rate_gbps = 1.0;
+	lc.queue_bytes = queue;
+	lc.ecn_bytes = ecn;
+	CU_ASSERT_FATAL(hc_sim_link_set(n->sim, id, &lc) == 0);
+}
+
+/* 10 frames at 10 Gbit/s into a 1 Gbit/s egress of 5000 bytes: all 10
+ * reach the switch within 8000 ns, before the first has left it, so 5
+ * fit and 5 are dropped at the tail. */
+static void
+test_tail_drop(void)
+{
+	struct hc_sim_link_stats st;
+	struct net n;
+	uint16_t ids[16];
+	uint32_t k;
+
+	CU_ASSERT_FATAL(net_up(&n, 2, 1) == 0);
+	slow_down_link(&n, 1, 5 * FRAME, 0);
+	for (k = 1; k <= 10; k++)
+		CU_ASSERT(send_frame(&n, 0, 1, FRAME, 0x02, k) == 0);
+	hc_sim_advance(n.sim, T0 + HC_NS_PER_MS);
+	CU_ASSERT(drain(&n, 1, ids, 16) == 5);
+	for (k = 0; k < 5; k++)
+		CU_ASSERT(ids[k] == k + 1);
+	CU_ASSERT(hc_sim_link_stats(n.sim, hc_sim_link_id(n.sim,
+		  HC_SIM_LINK_HOST_DOWN, 1), &st) == 0);
+	CU_ASSERT(st.total.tail_drops == 5);
+	CU_ASSERT(st.queue[2].tail_drops == 5);
+	CU_ASSERT(st.total.pkts == 5);
+	CU_ASSERT(st.total.bytes == 5 * FRAME);
+	CU_ASSERT(st.max_queue_bytes == 5 * FRAME);
+	CU_ASSERT(st.total.ecn_marks == 0 && st.total.loss_drops == 0);
+	net_down(&n);
+}
+
+/* ECN threshold 2500 bytes: frame k meets (k - 1) * 1000 bytes, so frames
+ * 4..10 of the ECT(0) burst are marked CE, with a valid IPv4 checksum;
+ * a Not-ECT frame (TOS 0) behind them is not marked. */
+static void
+test_ecn_mark(void)
+{
+	struct rte_mbuf *pkts[16];
+	struct hc_sim_link_stats st;
+	struct net n;
+	uint16_t k, got;
+
+	CU_ASSERT_FATAL(net_up(&n, 2, 1) == 0);
+	slow_down_link(&n, 1, 1 << 20, 2500);
+	for (k = 1; k <= 10; k++)
+		CU_ASSERT(send_frame(&n, 0, 1, FRAME, 0x02, k) == 0);
+	CU_ASSERT(send_frame(&n, 0, 1, FRAME, 0x00, 11) == 0);
+	hc_sim_advance(n.sim, T0 + HC_NS_PER_MS);
+	got = hc_port_rx(&n.port[1], pkts, 16);
+	CU_ASSERT_FATAL(got == 11);
+	for (k = 0; k < got; k++) {
+		const struct rte_ipv4_hdr *ip = ipv4_of(pkts[k]);
+		uint8_t want = k < 3 ? 0x02 : k < 10 ? 0x03 : 0x00;
+
+		CU_ASSERT(rte_be_to_cpu_16(ip->packet_id) == k + 1);
+		CU_ASSERT(ip->type_of_service == want);
+		CU_ASSERT(rte_ipv4_cksum(ip) == 0);
+		rte_pktmbuf_free(pkts[k]);
+	}
+	CU_ASSERT(hc_sim_link_stats(n.sim, hc_sim_link_id(n.sim,
+		  HC_SIM_LINK_HOST_DOWN, 1), &st) == 0);
+	CU_ASSERT(st.total.ecn_marks == 7);
+	CU_ASSERT(st.total.tail_drops == 0);
+	net_down(&n);
+}
+
+/* Strict priority at the switch: 4 bulk (CS1, queue 3) frames, then one
+ * control (CS6, queue 0) frame. Bulk 1 is on the slow wire when control
+ * arrives; control leaves next, ahead of bulk 2..4. */
+static void
+test_strict_priority(void)
+{
+	static const uint16_t order[] = { 1, 5, 2, 3, 4 };
+	struct hc_sim_link_stats st;
+	struct net n;
+	uint16_t ids[8];
+	uint32_t k;
+
+	CU_ASSERT(hc_sim_dscp_queue(48) == 0 && hc_sim_dscp_queue(56) == 0);
+	CU_ASSERT(hc_sim_dscp_queue(46) == 1 && hc_sim_dscp_queue(8) == 3);
+	CU_ASSERT(hc_sim_dscp_queue(0) == 2 && hc_sim_dscp_queue(10) == 2);
+	CU_ASSERT_FATAL(net_up(&n, 2, 1) == 0);
+	slow_down_link(&n, 1, 1 << 20, 0);
+	for (k = 1; k <= 4; k++)
+		CU_ASSERT(send_frame(&n, 0, 1, FRAME, 8 << 2, k) == 0);
+	CU_ASSERT(send_frame(&n, 0, 1, FRAME, 48 << 2, 5) == 0);
+	hc_sim_advance(n.sim, T0 + HC_NS_PER_MS);
+	CU_ASSERT_FATAL(drain(&n, 1, ids, 8) == 5);
+	for (k = 0; k < 5; k++)
+		CU_ASSERT(ids[k] == order[k]);
+	CU_ASSERT(hc_sim_link_stats(n.sim, hc_sim_link_id(n.sim,
+		  HC_SIM_LINK_HOST_DOWN, 1), &st) == 0);
+	CU_ASSERT(st.queue[0].pkts == 1 && st.queue[3].pkts == 4);
+	CU_ASSERT(st.queue[1].pkts == 0 && st.queue[2].pkts == 0);
+	net_down(&n);
+}
+
+#define LOSS_N 10000
+#define LOSS_P 0.1
+
+/* LOSS_N small frames through a NIC link with loss 0.1 (the only lossy
+ * link); the ids that got through, as a bitmap. */
+static uint32_t
+lossy_run(uint64_t seed, uint8_t *seen)
+{
+	struct hc_sim_link_conf lc = link_conf();
+	struct hc_sim_link_stats st;
+	uint16_t ids[64];
+	struct net n;
+	uint32_t k, got = 0, i, r;
+
+	if (net_up(&n, 2, seed) != 0)
+		return 0;
+	lc.loss = LOSS_P;
+	CU_ASSERT(hc_sim_link_set(n.sim, hc_sim_link_id(n.sim,
+		  HC_SIM_LINK_HOST_UP, 0), &lc) == 0);
+	memset(seen, 0, LOSS_N);
+	for (k = 0; k < LOSS_N; k += 32) {
+		for (i = k; i < k + 32 && i < LOSS_N; i++)
+			CU_ASSERT(send_frame(&n, 0, 1, 100, 0x02, i) == 0);
+		hc_sim_advance(n.sim, hc_sim_now(n.sim) + 10 * HC_NS_PER_US);
+		while ((r = drain(&n, 1, ids, 64)) > 0) {
+			for (i = 0; i < r && i < 64; i++)
+				seen[ids[i]] = 1;
+			got += r;
+		}
+	}
+	CU_ASSERT(hc_sim_link_stats(n.sim, hc_sim_link_id(n.sim,
+		  HC_SIM_LINK_HOST_UP, 0), &st) == 0);
+	CU_ASSERT(st.total.loss_drops + got == LOSS_N);
+	CU_ASSERT(st.total.pkts == got);	/* forwarded = not lost */
+	net_down(&n);
+	return got;
+}
+
+/* Loss within 4 standard deviations of the binomial mean; one seed drops
+ * the same frames twice, another seed other frames. */
+static void
+test_loss(void)
+{
+	static uint8_t a[LOSS_N], b[LOSS_N], c[LOSS_N];
+	double mean = LOSS_N * (1 - LOSS_P);
+	double sd = sqrt(LOSS_N * LOSS_P * (1 - LOSS_P));
+	uint32_t ga = lossy_run(42, a), gb = lossy_run(42, b);
+	uint32_t gc = lossy_run(43, c);
+
+	CU_ASSERT(fabs(ga - mean) <= 4 * sd);
+	CU_ASSERT(fabs(gc - mean) <= 4 * sd);
+	CU_ASSERT(ga == gb);
+	CU_ASSERT(memcmp(a, b, LOSS_N) == 0);
+	CU_ASSERT(memcmp(a, c, LOSS_N) != 0);
+}
+
+/* Bad arguments get errors, not crashes. */
+static void
+test_bad_args(void)
+{
+	struct hc_sim_conf sc = { .topo = HC_SIM_TOPO_STAR, .hosts = 2,
+		.host_link = link_conf(), .pool_mbufs = 1023 };
+	struct hc_simrun_conf rc = { .net = sc };
+	struct hc_config cfg;
+	struct hc_simrun *run;
+	struct hc_sim *sim;
+	struct net n;
+
+	CU_ASSERT(hc_sim_create(NULL, &sim) == -HC_ERR_INVAL);
+	sc.hosts = 0;
+	CU_ASSERT(hc_sim_create(&sc, &sim) == -HC_ERR_INVAL);
+	sc.hosts = 2;
+	sc.host_link.rate_gbps = 0;
+	CU_ASSERT(hc_sim_create(&sc, &sim) == -HC_ERR_INVAL);
+	sc.host_link = link_conf();
+	sc.host_link.loss = 1.5;
+	CU_ASSERT(hc_sim_create(&sc, &sim) == -HC_ERR_INVAL);
+	sc.host_link = link_conf();
+	sc.topo = HC_SIM_TOPO_TWO_TIER;
+	CU_ASSERT(hc_sim_create(&sc, &sim) == -HC_ERR_INVAL);	/* group 0 */
+	CU_ASSERT_FATAL(net_up(&n, 2, 1) == 0);
+	CU_ASSERT(hc_sim_link_id(n.sim, HC_SIM_LINK_HOST_UP, 2) ==
+		  -HC_ERR_INVAL);
+	CU_ASSERT(hc_sim_link_id(n.sim, HC_SIM_LINK_LEAF_UP, 0) ==
+		  -HC_ERR_INVAL);
+	net_down(&n);
+	CU_ASSERT(hc_config_defaults(&cfg, 0) == -HC_ERR_INVAL);
+	CU_ASSERT_FATAL(hc_config_defaults(&cfg, 3) == 0);
+	rc.cfg = &cfg;	/* world 3 on 2 hosts */
+	CU_ASSERT(hc_simrun_create(&rc, &run) == -HC_ERR_INVAL);
+	hc_config_free(&cfg);
+}
+
+/* hc_config_defaults: the table's defaults and the sim addressing. */
+static void
+test_config_defaults(void)
+{
+	struct hc_config cfg;
+
+	CU_ASSERT_FATAL(hc_config_defaults(&cfg, 300) == 0);
+	CU_ASSERT(cfg.world_size == 300 && cfg.job_id == 1);
+	CU_ASSERT(cfg.mtu == 1500 && cfg.window_pkts == 256);
+	CU_ASSERT(cfg.rto_min_us == 2000 && cfg.pool_mbufs == 16383);
+	CU_ASSERT(cfg.udp_port == 51966 && cfg.idle == HC_IDLE_SLEEP);
+	CU_ASSERT(cfg.ranks[0].ip == 0xc6120001u);	/* 198.18.0.1 */
+	CU_ASSERT(cfg.ranks[259].ip == 0xc612010au);	/* 198.18.1.10 */
+	CU_ASSERT(cfg.ranks[259].has_mac);
+	CU_ASSERT(cfg.ranks[259].mac.addr_bytes[0] == 0x02 &&
+		  cfg.ranks[259].mac.addr_bytes[2] == 0xc6 &&
+		  cfg.ranks[259].mac.addr_bytes[3] == 0x12 &&
+		  cfg.ranks[259].mac.addr_bytes[4] == 0x01 &&
+		  cfg.ranks[259].mac.addr_bytes[5] == 0x03);
+	CU_ASSERT(strcmp(cfg.ranks[7].port, "sim") == 0);
+	hc_config_free(&cfg);
+}
+
+/* ---- the stack on the sim ------------------------------------------- */
+
+struct ar {
+	struct hc_simrun *run;
+	uint32_t n;
+	uint64_t count;
+	float **send;
+	float **recv;
+	struct hc_request **req;
+	int *status;
+	uint32_t pending;
+};
+
+static int
+ar_done(void *arg)
+{
+	struct ar *a = arg;
+	uint32_t r;
+
+	for (r = 0; r < a->n; r++) {
+		int done = 0, rc;
+
+		if (a->req[r] == NULL)
+			continue;
+		rc = hc_test(a->req[r], &done);
+		if (done || rc != 0) {
+			a->status[r] = rc;
+			a->req[r] = NULL;
+			a->pending--;
+		}
+	}
+	return a->pending == 0;
+}
+
+struct ar_result {
+	int rc;                /* hc_simrun_until */
+	int status_bad;        /* ranks whose request failed */
+	uint64_t wrong;        /* wrong elements over every rank */
+	uint64_t vtime_ns;     /* virtual time from submit to the last done */
+	double wall_s;
+	struct hc_sim_link_stats links;
+	struct hc_sim_stats net;
+	uint64_t retransmits;
+	uint64_t rtos;
+};
+
+static double
+wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The ring all-reduce of count float32 (P32 pattern, sum) on n ranks of a
+ * star at 100 Gbit/s, 1 us, 1 MiB switch queues, every link lossy. */
+static void
+run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
+	      struct ar_result *res)
+{
+	struct hc_simrun_conf rc = {
+		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = n,
+			 .host_link = { .rate_gbps = 100, .prop_ns = 1000,
+					.queue_bytes = 1 << 20, .loss = loss } },
+		.seed = seed,
+	};
+	struct ar a = { .n = n, .count = count };
+	uint64_t t0;
+	uint32_t r;
+	double w0 = wall_now();
+
+	memset(res, 0, sizeof(*res));
+	a.send = calloc(n, sizeof(*a.send));
+	a.recv = calloc(n, sizeof(*a.recv));
+	a.req = calloc(n, sizeof(*a.req));
+	a.status = calloc(n, sizeof(*a.status));
+	CU_ASSERT_FATAL(a.send && a.recv && a.req && a.status);
+	res->rc = hc_simrun_create(&rc, &a.run);
+	CU_ASSERT_FATAL(res->rc == 0);
+	t0 = hc_simrun_now(a.run);
+	for (r = 0; r < n; r++) {
+		a.send[r] = malloc(count * sizeof(float));
+		a.recv[r] = malloc(count * sizeof(float));
+		CU_ASSERT_FATAL(a.send[r] != NULL && a.recv[r] != NULL);
+		hc_pattern_fill(a.send[r], HC_DTYPE_FLOAT32, HC_OP_SUM, count,
+				(int)r);
+		memset(a.recv[r], 0xff, count * sizeof(float));
+		CU_ASSERT(hc_iallreduce(hc_comm_world(hc_simrun_ctx(a.run, r)),
+					a.send[r], a.recv[r], count,
+					HC_DTYPE_FLOAT32, HC_OP_SUM, NULL,
+					&a.req[r]) == 0);
+	}
+	a.pending = n;
+	w0 = wall_now();
+	res->rc = hc_simrun_until(a.run, ar_done, &a, 60 * HC_NS_PER_S);
+	res->vtime_ns = hc_simrun_now(a.run) - t0;
+	res->wall_s = wall_now() - w0;
+	hc_sim_link_stats_total(a.run->sim, &res->links);
+	hc_sim_stats(a.run->sim, &res->net);
+	for (r = 0; r < n; r++) {
+		struct hc_stats s;
+
+		hc_stats_get(hc_simrun_ctx(a.run, r), &s);
+		res->retransmits += s.hct_retransmits;
+		res->rtos += s.hct_rtos;
+		if (a.status[r] != 0 || a.req[r] != NULL)
+			res->status_bad++;
+		res->wrong += hc_pattern_wrong(a.recv[r], HC_DTYPE_FLOAT32,
+					       HC_OP_SUM, count, (int)n);
+		free(a.send[r]);
+		free(a.recv[r]);
+	}
+	hc_simrun_destroy(a.run);
+	free(a.send);
+	free(a.recv);
+	free(a.req);
+	free(a.status);
+}
+
+static void
+print_result(const char *what, uint32_t n, uint64_t count, double loss,
+	     const struct ar_result *r)
+{
+	printf("\n    %s n=%u count=%" PRIu64 " loss=%g%%: rc %d, bad %d, "
+	       "wrong %" PRIu64 ", virtual %.3f ms, wall %.2f s, pkts %"
+	       PRIu64 ", lost %" PRIu64 ", retx %" PRIu64 ", rto %" PRIu64,
+	       what, n, count, loss * 100, r->rc, r->status_bad, r->wrong,
+	       r->vtime_ns / 1e6, r->wall_s, r->links.total.pkts,
+	       r->links.total.loss_drops, r->retransmits, r->rtos);
+}
+
+static void
+check_exact(uint32_t n, uint64_t count, double loss, uint64_t seed)
+{
+	struct ar_result r;
+
+	run_allreduce(n, count, loss, seed, &r);
+	print_result("allreduce", n, count, loss, &r);
+	CU_ASSERT(r.rc == 0);
+	CU_ASSERT(r.status_bad == 0);
+	CU_ASSERT(r.wrong == 0);
+	if (loss == 0) {
+		CU_ASSERT(r.links.total.loss_drops == 0);
+		CU_ASSERT(r.retransmits == 0);
+	} else {
+		CU_ASSERT(r.links.total.loss_drops > 0);
+		CU_ASSERT(r.retransmits > 0);
+	}
+}
+
+#define COUNT_BIG 1000003
+#define COUNT_64 100003
+
+static void test_ar_1(void) { check_exact(1, COUNT_BIG, 0, 1); }
+static void test_ar_2(void) { check_exact(2, COUNT_BIG, 0, 1); }
+static void test_ar_3(void) { check_exact(3, COUNT_BIG, 0, 1); }
+static void test_ar_4(void) { check_exact(4, COUNT_BIG, 0, 1); }
+static void test_ar_5(void) { check_exact(5, COUNT_BIG, 0, 1); }
+static void test_ar_7(void) { check_exact(7, COUNT_BIG, 0, 1); }
+static void test_ar_8(void) { check_exact(8, COUNT_BIG, 0, 1); }
+static void test_ar_16(void) { check_exact(16, COUNT_BIG, 0, 1); }
+
+/* 64 ranks: exact; prints virtual against wall time (not asserted: wall
+ * time depends on the machine's load). */
+static void
+check_64(double loss)
+{
+	struct ar_result r;
+
+	run_allreduce(64, COUNT_64, loss, 1, &r);
+	print_result("allreduce", 64, COUNT_64, loss, &r);
+	printf("\n    64 ranks, loss %g%%: virtual %.3f ms in wall %.3f s "
+	       "(%.3g x real time), %.2f us wall per packet", loss * 100,
+	       r.vtime_ns / 1e6, r.wall_s, r.vtime_ns / 1e9 / r.wall_s,
+	       r.wall_s * 1e6 / (double)(r.links.total.pkts + 1));
+	CU_ASSERT(r.rc == 0);
+	CU_ASSERT(r.status_bad == 0);
+	CU_ASSERT(r.wrong == 0);
+}
+
+static void test_ar_64(void) { check_64(0); }
+static void test_ar_64_loss(void) { check_64(0.01); }
+
+#define COUNT_LOSS 200003
+
+static void test_loss_01(void) { check_exact(4, COUNT_LOSS, 0.001, 1); }
+static void test_loss_1(void) { check_exact(4, COUNT_LOSS, 0.01, 1); }
+static void test_loss_5(void) { check_exact(4, COUNT_LOSS, 0.05, 1); }
+static void test_loss_10(void) { check_exact(4, COUNT_LOSS, 0.10, 1); }
+static void test_loss_20(void) { check_exact(4, COUNT_LOSS, 0.20, 1); }
+
+/* One seed: the same virtual completion time and the same counters;
+ * another seed under loss: a different run. */
+static void
+test_determinism(void)
+{
+	struct ar_result a, b, c;
+
+	run_allreduce(5, COUNT_LOSS, 0.05, 7, &a);
+	run_allreduce(5, COUNT_LOSS, 0.05, 7, &b);
+	run_allreduce(5, COUNT_LOSS, 0.05, 8, &c);
+	print_result("seed 7", 5, COUNT_LOSS, 0.05, &a);
+	print_result("seed 7", 5, COUNT_LOSS, 0.05, &b);
+	print_result("seed 8", 5, COUNT_LOSS, 0.05, &c);
+	CU_ASSERT(a.rc == 0 && b.rc == 0 && c.rc == 0);
+	CU_ASSERT(a.wrong == 0 && b.wrong == 0 && c.wrong == 0);
+	CU_ASSERT(a.vtime_ns == b.vtime_ns);
+	CU_ASSERT(memcmp(&a.links, &b.links, sizeof(a.links)) == 0);
+	CU_ASSERT(memcmp(&a.net, &b.net, sizeof(a.net)) == 0);
+	CU_ASSERT(a.retransmits == b.retransmits && a.rtos == b.rtos);
+	CU_ASSERT(a.vtime_ns != c.vtime_ns ||
+		  a.links.total.loss_drops != c.links.total.loss_drops);
+}
+
+/* hc_wait and blocking calls refuse on a simulated rank; hc_test still
+ * completes the request. */
+static void
+test_no_wait(void)
+{
+	struct hc_simrun_conf rc = {
+		.net = { .topo = HC_SIM_TOPO_TWO_TIER, .hosts = 3, .group = 2,
+			 .host_link = link_conf(), .fabric_link = link_conf() },
+		.seed = 3,
+	};
+	struct hc_request *req[3];
+	struct ar a = { .n = 3, .req = req };
+	int status[3];
+	int32_t in[3][4], out[3][4];
+	struct hc_simrun *run;
+	uint32_t r, i;
+
+	CU_ASSERT_FATAL(hc_simrun_create(&rc, &run) == 0);
+	a.run = run;
+	a.status = status;
+	a.pending = 3;
+	CU_ASSERT(hc_allreduce(hc_comm_world(run->ctx[0]), in[0], out[0], 4,
+			       HC_DTYPE_INT32, HC_OP_SUM) == -HC_ERR_INVAL);
+	for (r = 0; r < 3; r++) {
+		for (i = 0; i < 4; i++)
+			in[r][i] = (int32_t)(r * 10 + i);
+		CU_ASSERT(hc_iallreduce(hc_comm_world(run->ctx[r]), in[r],
+					out[r], 4, HC_DTYPE_INT32, HC_OP_SUM,
+					NULL, &req[r]) == 0);
+	}
+	CU_ASSERT(hc_wait(req[0]) == -HC_ERR_INVAL);
+	CU_ASSERT(hc_simrun_until(run, ar_done, &a, HC_NS_PER_S) == 0);
+	for (r = 0; r < 3; r++) {
+		CU_ASSERT(status[r] == 0);
+		for (i = 0; i < 4; i++)
+			CU_ASSERT(out[r][i] == (int32_t)(30 + 3 * i));
+	}
+	hc_simrun_destroy(run);
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	RTE_SET_USED(sb);
+	RTE_SET_USED(flag);
+	RTE_SET_USED(ftw);
+	return remove(path);
+}
+
+static CU_TestInfo net_tests[] = {
+	{ "one frame: 2 x (serialization + propagation)", test_single_arrival },
+	{ "burst of 5: one arrival per serialization time", test_burst_arrival },
+	{ "two-tier: 4 hops across the spine, 2 inside a leaf, flooding",
+	  test_two_tier },
+	{ "tail drop at the egress limit", test_tail_drop },
+	{ "ECN CE above the threshold, checksum valid", test_ecn_mark },
+	{ "strict priority: control overtakes queued bulk",
+	  test_strict_priority },
+	{ "loss 10%: binomial, same seed same drops", test_loss },
+	{ "bad arguments", test_bad_args },
+	{ "hc_config_defaults", test_config_defaults },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo stack_tests[] = {
+	{ "ring all-reduce n=1", test_ar_1 },
+	{ "ring all-reduce n=2", test_ar_2 },
+	{ "ring all-reduce n=3", test_ar_3 },
+	{ "ring all-reduce n=4", test_ar_4 },
+	{ "ring all-reduce n=5", test_ar_5 },
+	{ "ring all-reduce n=7", test_ar_7 },
+	{ "ring all-reduce n=8", test_ar_8 },
+	{ "ring all-reduce n=16", test_ar_16 },
+	{ "ring all-reduce n=64", test_ar_64 },
+	{ "ring all-reduce n=64, loss 1%", test_ar_64_loss },
+	{ "n=4 loss 0.1%", test_loss_01 },
+	{ "n=4 loss 1%", test_loss_1 },
+	{ "n=4 loss 5%", test_loss_5 },
+	{ "n=4 loss 10%", test_loss_10 },
+	{ "n=4 loss 20%", test_loss_20 },
+	{ "determinism: one seed, one run", test_determinism },
+	{ "hc_wait refuses, hc_test completes (two-tier)", test_no_wait },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+	{ "sim network", NULL, NULL, NULL, NULL, net_tests },
+	{ "stack on sim", NULL, NULL, NULL, NULL, stack_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+int
+main(void)
+{
+	char a0[] = "test_sim", a1[] = "--no-huge", a2[] = "-m";
+	char a3[] = "1536", a4[] = "--no-pci", a5[] = "--no-telemetry";
+	char a6[] = "--file-prefix", a7[32], a8[] = "-l", a9[] = "0";
+	char a10[] = "--log-level=lib.*:error";
+	char a11[] = "--log-level=pmd.*:error";
+	char a12[] = "--log-level=hc.*:warning";
+	char *eal_argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,
+			     a12, NULL };
+	char runtime_dir[PATH_MAX] = "";
+	unsigned int failures = 0;
+	CU_ErrorCode run = CUE_SUCCESS;
+	const char *rd, *only;
+	size_t plen;
+
+	snprintf(a7, sizeof(a7), "hcsim%d", (int)getpid());
+	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
+		fprintf(stderr, "test_sim: rte_eal_init failed: %s\n",
+			rte_strerror(rte_errno));
+		return EXIT_FAILURE;
+	}
+	rd = rte_eal_get_runtime_dir();
+	plen = strlen(a7);
+	if (rd != NULL && strlen(rd) > plen &&
+	    strcmp(rd + strlen(rd) - plen, a7) == 0 &&
+	    rd[strlen(rd) - plen - 1] == '/')
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rd);
+	if (CU_initialize_registry() != CUE_SUCCESS ||
+	    CU_register_suites(suites) != CUE_SUCCESS) {
+		fprintf(stderr, "test_sim: %s\n", CU_get_error_msg());
+		CU_cleanup_registry();
+		rte_eal_cleanup();
+		return EXIT_FAILURE;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	only = getenv("HC_SIM_TEST");
+	if (only != NULL) {
+		CU_pSuite s = CU_get_suite("stack on sim");
+		CU_pTest t = s != NULL ? CU_get_test(s, only) : NULL;
+
+		if (t == NULL) {
+			s = CU_get_suite("sim network");
+			t = s != NULL ? CU_get_test(s, only) : NULL;
+		}
+		run = t != NULL ? CU_basic_run_test(s, t) : CUE_NOTEST;
+	} else {
+		run = CU_basic_run_tests();
+	}
+	failures = CU_get_number_of_failures() +
+		   CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	rte_eal_cleanup();
+	if (runtime_dir[0] != '\0')
+		nftw(runtime_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return run == CUE_SUCCESS && failures == 0 ? EXIT_SUCCESS
+						   : EXIT_FAILURE;
+}
