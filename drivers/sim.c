@@ -46,6 +46,8 @@ struct sim_link {
 	uint64_t occupancy;     /* bytes accepted, not yet serialized */
 	struct rte_mbuf *tx;    /* frame being serialized, or NULL */
 	struct hc_fault rng;    /* loss PRNG */
+	hc_sim_filter_fn filter; /* drops chosen frames, or NULL */
+	void *filter_arg;
 	struct hc_sim_link_stats st;
 };
 
@@ -353,7 +355,8 @@ link_tx_done(struct hc_sim *sim, struct sim_link *l)
 
 	l->tx = NULL;
 	l->occupancy -= m->pkt_len;
-	if (l->conf.loss > 0 && hc_fault_uniform(&l->rng) < l->conf.loss) {
+	if ((l->conf.loss > 0 && hc_fault_uniform(&l->rng) < l->conf.loss) ||
+	    (l->filter != NULL && l->filter(m, l->filter_arg))) {
 		qs->loss_drops++;
 		l->st.total.loss_drops++;
 		rte_pktmbuf_free(m);
@@ -749,6 +752,17 @@ hc_sim_link_set(struct hc_sim *sim, int link, const struct hc_sim_link_conf *lc)
 	    (uint32_t)link >= sim->nlinks || !link_conf_ok(lc))
 		return -HC_ERR_INVAL;
 	sim->links[link].conf = *lc;
+	return 0;
+}
+
+int
+hc_sim_link_filter(struct hc_sim *sim, int link, hc_sim_filter_fn fn,
+		   void *arg)
+{
+	if (sim == NULL || link < 0 || (uint32_t)link >= sim->nlinks)
+		return -HC_ERR_INVAL;
+	sim->links[link].filter = fn;
+	sim->links[link].filter_arg = arg;
 	return 0;
 }
 

@@ -193,6 +193,18 @@ void hc_sim_stats(const struct hc_sim *sim, struct hc_sim_stats *st);
 int hc_sim_link_set(struct hc_sim *sim, int link,
 		    const struct hc_sim_link_conf *lc);
 
+/** A loss filter: 1 drops frame m (counted as a loss drop). */
+typedef int (*hc_sim_filter_fn)(const struct rte_mbuf *m, void *arg);
+
+/**
+ * Drop the frames fn chooses on one link, from now on, after their
+ * serialization (as random loss; counted in loss_drops): how a test
+ * loses exactly the packet it means to. fn NULL removes the filter.
+ * @return 0, -HC_ERR_INVAL (sim NULL or bad link id).
+ */
+int hc_sim_link_filter(struct hc_sim *sim, int link, hc_sim_filter_fn fn,
+		       void *arg);
+
 /**
  * Switch egress queue of an IPv4 DSCP (TOS >> 2), highest priority 0:
  * 48 and 56 (CS6, CS7: network control, RFC 4594) -> 0; 46 (EF,
