@@ -3,9 +3,6 @@
 
 #include "net.h"
 
-/* ECN field (RFC 3168): ECT(0), so that switches can mark instead of drop. */
-#define HC_IPV4_ECT0 0x02
-
 int
 hc_ipv4_check(const struct rte_ipv4_hdr *ip, uint32_t len, int verify_cksum)
 {
@@ -31,10 +28,11 @@ hc_ipv4_check(const struct rte_ipv4_hdr *ip, uint32_t len, int verify_cksum)
 
 void
 hc_ipv4_build(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst,
-	      uint8_t proto, uint16_t payload_len, uint16_t id, int cksum)
+	      uint8_t proto, uint8_t tos, uint16_t payload_len, uint16_t id,
+	      int cksum)
 {
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->type_of_service = HC_IPV4_ECT0;
+	ip->type_of_service = tos;
 	ip->total_length = rte_cpu_to_be_16(sizeof(*ip) + payload_len);
 	ip->packet_id = rte_cpu_to_be_16(id);
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);

@@ -146,7 +146,7 @@ icmp_input(struct hc_net *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 		hlen = sizeof(*ip);
 	}
 	rte_pktmbuf_trim(m, m->pkt_len - (sizeof(*eth) + hlen + ilen));
-	hc_ipv4_build(ip, net->ip, src, IPPROTO_ICMP, ilen, net->ip_id++, 1);
+	hc_ipv4_build(ip, net->ip, src, IPPROTO_ICMP, 0, ilen, net->ip_id++, 1);
 	eth->dst_addr = eth->src_addr;
 	eth->src_addr = net->port->mac;
 	m->ol_flags = 0;
@@ -184,7 +184,8 @@ udp_input(struct hc_net *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 	    (ckf != RTE_MBUF_F_RX_L4_CKSUM_GOOD && udp->dgram_cksum != 0 &&
 	     !hc_udp_cksum_ok(ip, udp, ulen)))
 		return drop(net, m, HC_NET_DROP_CKSUM);
-	net->udp_input(net->udp_ctx, rte_be_to_cpu_32(ip->src_addr), m,
+	net->udp_input(net->udp_ctx, rte_be_to_cpu_32(ip->src_addr),
+		       ip->type_of_service, m,
 		       (const uint8_t *)(udp + 1), ulen - sizeof(*udp));
 }
 
@@ -240,7 +241,8 @@ hc_net_input(struct hc_net *net, struct rte_mbuf *m)
 }
 
 int
-hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, struct rte_mbuf *m)
+hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, uint8_t tos,
+		struct rte_mbuf *m)
 {
 	struct rte_ether_addr dmac;
 	struct rte_ether_hdr *eth;
@@ -273,7 +275,7 @@ hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, struct rte_mbuf *m)
 	eth->dst_addr = dmac;
 	eth->src_addr = port->mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	hc_ipv4_build(ip, net->ip, dst_ip, IPPROTO_UDP, sizeof(*udp) + plen,
+	hc_ipv4_build(ip, net->ip, dst_ip, IPPROTO_UDP, tos, sizeof(*udp) + plen,
 		      net->ip_id++, !port->tx_ip_cksum);
 	udp->src_port = rte_cpu_to_be_16(net->udp_port);
 	udp->dst_port = rte_cpu_to_be_16(net->udp_port);

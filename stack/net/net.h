@@ -47,9 +47,20 @@ struct hc_net_stats {
 	uint64_t tx_unresolved;     /**< datagrams dropped: no MAC yet */
 };
 
+/** IPv4 TOS byte: DSCP in the upper 6 bits, ECN in the lower 2
+ *  (RFC 2474, RFC 3168). */
+#define HC_IPV4_ECN_MASK 0x03
+#define HC_IPV4_ECN_NOT_ECT 0x00 /**< not ECN-capable */
+#define HC_IPV4_ECT1 0x01        /**< ECN-capable transport (1) */
+#define HC_IPV4_ECT0 0x02        /**< ECN-capable transport (0) */
+#define HC_IPV4_ECN_CE 0x03      /**< congestion experienced */
+/** TOS byte of a DSCP and an ECN codepoint. */
+#define HC_IPV4_TOS(dscp, ecn) ((uint8_t)(((dscp) << 2) | ((ecn) & 3)))
+
 /** Upcall for UDP datagrams to our port. The callee owns m; payload points
- *  into it. src_ip in host byte order. */
-typedef void (*hc_net_udp_input_t)(void *ctx, uint32_t src_ip,
+ *  into it. src_ip in host byte order; tos is the IPv4 TOS byte as
+ *  received (DSCP and ECN: a CE mark set by a switch shows here). */
+typedef void (*hc_net_udp_input_t)(void *ctx, uint32_t src_ip, uint8_t tos,
 				   struct rte_mbuf *m, const uint8_t *payload,
 				   uint16_t len);
 
@@ -84,12 +95,14 @@ void hc_net_input(struct hc_net *net, struct rte_mbuf *m);
 
 /**
  * Send m, whose data is a UDP payload, from our port to dst_ip:udp_port.
- * Prepends UDP, IPv4 (DF, ECT(0)) and Ethernet headers; m must have
+ * Prepends UDP, IPv4 (DF, TOS byte tos: DSCP and ECN, e.g.
+ * HC_IPV4_TOS(0, HC_IPV4_ECT0)) and Ethernet headers; m must have
  * RTE_ETHER_HDR_LEN + HC_NET_IP_UDP_HLEN bytes of headroom. Consumes m.
  * @return 0 (queued on the port), -HC_ERR_NOMEM (queue full) or
  *         -HC_ERR_PEER_LOST (no MAC for dst_ip yet; a request went out).
  */
-int hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, struct rte_mbuf *m);
+int hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, uint8_t tos,
+		    struct rte_mbuf *m);
 
 /** Largest UDP payload for the port's MTU, bytes. */
 static inline uint32_t
@@ -110,9 +123,11 @@ void hc_net_arp_request(struct hc_net *net, uint32_t ip);
 int hc_ipv4_check(const struct rte_ipv4_hdr *ip, uint32_t len,
 		  int verify_cksum);
 
-/** Fill a 20-byte IPv4 header (DF, ECT(0), TTL 64) with its checksum
- *  when cksum is set (else 0, for offload). Addresses in host order. */
+/** Fill a 20-byte IPv4 header (DF, TOS byte tos, TTL 64) with its
+ *  checksum when cksum is set (else 0, for offload). Addresses in host
+ *  order. */
 void hc_ipv4_build(struct rte_ipv4_hdr *ip, uint32_t src, uint32_t dst,
-		   uint8_t proto, uint16_t payload_len, uint16_t id, int cksum);
+		   uint8_t proto, uint8_t tos, uint16_t payload_len,
+		   uint16_t id, int cksum);
 
 #endif /* HC_NET_NET_H */

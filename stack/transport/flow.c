@@ -145,6 +145,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 	p->src_rank = (uint16_t)t->conf.rank;
 	p->dst_rank = (uint16_t)f->peer;
 	p->ts_ns = now;
+	p->prio = type == HCT_TYPE_DATA ? HCT_CLASS_NORMAL : HCT_CLASS_CONTROL;
 	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK) {
 		if (t->conf.always_on)
 			p->flags = HCT_F_ALWAYS_ON;
@@ -183,7 +184,8 @@ hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type)
 	hct_fill_common(t, f, &p, type, hc_clock_now(t->clk));
 	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
 	hct_hdr_encode(&p, h);
-	return hc_net_udp_send(t->net, f->peer_ip, m);
+	return hc_net_udp_send(t->net, f->peer_ip,
+			       hct_tos(HCT_CLASS_CONTROL), m);
 }
 
 /* An ACK with HCT_F_PROBE: the peer answers with an ACK at once. */
@@ -200,7 +202,8 @@ hct_send_probe(struct hct *t, struct hct_flow *f)
 	p.flags |= HCT_F_PROBE;
 	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
 	hct_hdr_encode(&p, h);
-	return hc_net_udp_send(t->net, f->peer_ip, m);
+	return hc_net_udp_send(t->net, f->peer_ip,
+			       hct_tos(HCT_CLASS_CONTROL), m);
 }
 
 static void

@@ -187,7 +187,7 @@ int hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 void hct_free(struct hct *t);
 
 /** UDP upcall of stack/net: one HCT packet; consumes m. */
-void hct_input(void *t, uint32_t src_ip, struct rte_mbuf *m,
+void hct_input(void *t, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	       const uint8_t *payload, uint16_t len);
 
 /** Queue msg for peer. @return 0, -HC_ERR_INVAL, -HC_ERR_PEER_LOST. */

@@ -21,6 +21,7 @@ hct_hdr_encode(const struct hct_pkt *p, void *buf)
 	w.src_rank = rte_cpu_to_be_16(p->src_rank);
 	w.dst_rank = rte_cpu_to_be_16(p->dst_rank);
 	w.flow_id = rte_cpu_to_be_16(p->flow_id);
+	w.ecn_ce = rte_cpu_to_be_16(p->ecn_ce);
 	w.psn = rte_cpu_to_be_32(p->psn);
 	w.ack_psn = rte_cpu_to_be_32(p->ack_psn);
 	w.sack[0] = rte_cpu_to_be_64(p->sack[0]);
@@ -32,6 +33,7 @@ hct_hdr_encode(const struct hct_pkt *p, void *buf)
 	w.coll_seq = rte_cpu_to_be_32(p->coll_seq);
 	w.sig = rte_cpu_to_be_32(p->sig);
 	w.step = rte_cpu_to_be_16(p->step);
+	w.credit = rte_cpu_to_be_16(p->credit);
 	w.length = rte_cpu_to_be_32(p->length);
 	w.offset = rte_cpu_to_be_64(p->offset);
 	memcpy(buf, &w, sizeof(w));
@@ -56,6 +58,7 @@ hct_hdr_decode(const void *buf, uint32_t len, struct hct_pkt *p)
 	p->src_rank = rte_be_to_cpu_16(w.src_rank);
 	p->dst_rank = rte_be_to_cpu_16(w.dst_rank);
 	p->flow_id = rte_be_to_cpu_16(w.flow_id);
+	p->ecn_ce = rte_be_to_cpu_16(w.ecn_ce);
 	p->psn = rte_be_to_cpu_32(w.psn);
 	p->ack_psn = rte_be_to_cpu_32(w.ack_psn);
 	p->sack[0] = rte_be_to_cpu_64(w.sack[0]);
@@ -67,6 +70,7 @@ hct_hdr_decode(const void *buf, uint32_t len, struct hct_pkt *p)
 	p->coll_seq = rte_be_to_cpu_32(w.coll_seq);
 	p->sig = rte_be_to_cpu_32(w.sig);
 	p->step = rte_be_to_cpu_16(w.step);
+	p->credit = rte_be_to_cpu_16(w.credit);
 	p->length = rte_be_to_cpu_32(w.length);
 	p->offset = rte_be_to_cpu_64(w.offset);
 	if (p->type == HCT_TYPE_DATA ? p->length != len - sizeof(w)

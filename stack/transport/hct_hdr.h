@@ -10,11 +10,11 @@
  * Layout (104 bytes, no padding; offsets in bytes):
  *   0 version(1) type(1) flags(1) prio(1)
  *   4 job_id(4)           8 src_nonce(4)       12 dst_nonce(4)
- *  16 src_rank(2) dst_rank(2)                  20 flow_id(2) rsvd(2)
+ *  16 src_rank(2) dst_rank(2)                  20 flow_id(2) ecn_ce(2)
  *  24 psn(4)             28 ack_psn(4)         32 sack[2](16)
  *  48 ts_ns(8)           56 ts_echo_ns(8)      64 host_delay_ns(4)
  *  68 comm_id(4)         72 coll_seq(4)        76 sig(4)
- *  80 step(2) rsvd(2)    84 length(4)          88 offset(8)  96 rsvd(8)
+ *  80 step(2) credit(2)  84 length(4)          88 offset(8)  96 rsvd(8)
  * A DATA packet's payload (length bytes) follows the header.
  */
 #ifndef HC_TRANSPORT_HCT_HDR_H
@@ -47,6 +47,33 @@ enum hct_type {
 #define HCT_F_RNR       0x08 /**< ACK: receiver not ready (as InfiniBand's
                               *   RNR NAK): DATA was refused for lack of
                               *   room; the peer is alive, retry later */
+#define HCT_F_LAST      0x10 /**< DATA: the last packet of its message */
+#define HCT_F_RETX      0x20 /**< DATA: a retransmission */
+#define HCT_F_ECE       0x40 /**< ACK: ecn_ce counts CE-marked DATA
+                              *   (RFC 3168's ECN-Echo, with a count as
+                              *   in DCTCP's accurate feedback) */
+
+/** Priority classes, highest first (DESIGN.md, "Priority classes"). The
+ *  class travels in the header's prio byte and, for switches, in the IPv4
+ *  DSCP (hct_class_dscp()). */
+enum hct_class {
+	HCT_CLASS_CONTROL = 0,  /**< ACK, HELLO, ABORT: always first */
+	HCT_CLASS_CRITICAL = 1, /**< critical-path collectives */
+	HCT_CLASS_NORMAL = 2,   /**< the default */
+	HCT_CLASS_BULK = 3,     /**< bulk gradients: a minimum share only */
+	HCT_CLASS__MAX
+};
+
+/** DSCP of a class (RFC 4594's service classes): control CS6 (48),
+ *  critical EF (46), normal default CS0 (0), bulk CS1 (8, "low-priority
+ *  data", RFC 4594 section 4.10). Unknown classes map to CS0. */
+static inline uint8_t
+hct_class_dscp(unsigned int cls)
+{
+	static const uint8_t dscp[HCT_CLASS__MAX] = { 48, 46, 0, 8 };
+
+	return cls < HCT_CLASS__MAX ? dscp[cls] : 0;
+}
 
 /** SACK bitmap width: bit i (word i / 64, bit i % 64) = PSN ack_psn+1+i. */
 #define HCT_SACK_BITS 128
@@ -63,7 +90,7 @@ struct hct_wire_hdr {
 	rte_be16_t src_rank;
 	rte_be16_t dst_rank;
 	rte_be16_t flow_id;
-	rte_be16_t rsvd0;
+	rte_be16_t ecn_ce;
 	rte_be32_t psn;
 	rte_be32_t ack_psn;
 	rte_be64_t sack[2];
@@ -74,7 +101,7 @@ struct hct_wire_hdr {
 	rte_be32_t coll_seq;
 	rte_be32_t sig;
 	rte_be16_t step;
-	rte_be16_t rsvd1;
+	rte_be16_t credit;
 	rte_be32_t length;
 	rte_be64_t offset;
 	rte_be64_t rsvd2;
@@ -99,6 +126,8 @@ struct hct_pkt {
 	uint16_t src_rank;
 	uint16_t dst_rank;
 	uint16_t flow_id;
+	uint16_t ecn_ce;        /**< ACK with HCT_F_ECE: CE-marked DATA
+	                         *   packets received since the last ACK */
 	uint32_t psn;
 	uint32_t ack_psn;
 	uint64_t sack[2];
@@ -110,6 +139,8 @@ struct hct_pkt {
 	uint32_t coll_seq;      /**< collective sequence number in comm */
 	uint32_t sig;           /**< signature of the collective's arguments */
 	uint16_t step;          /**< algorithm step */
+	uint16_t credit;        /**< ACK: receiver credit, packets (0: none
+	                         *   advertised) */
 	uint32_t length;        /**< payload bytes (DATA) */
 	uint64_t offset;        /**< byte offset of the payload in the
 	                         *   destination buffer (DATA) */

@@ -26,6 +26,14 @@ hct_rx_bit_set(const struct hct *t, struct hct_flow *f, uint32_t psn,
 		f->rcv_bits[i >> 6] &= ~(1ULL << (i & 63));
 }
 
+/** TOS byte of a packet of class cls: the class's DSCP, ECT(0) (so that
+ *  switches mark CE instead of dropping, RFC 3168). */
+static inline uint8_t
+hct_tos(unsigned int cls)
+{
+	return HC_IPV4_TOS(hct_class_dscp(cls), HC_IPV4_ECT0);
+}
+
 void hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		     uint8_t type, uint64_t now);
 int hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type);

@@ -166,7 +166,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 }
 
 void
-hct_input(void *arg, uint32_t src_ip, struct rte_mbuf *m,
+hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	  const uint8_t *payload, uint16_t len)
 {
 	struct hct *t = arg;
@@ -174,6 +174,7 @@ hct_input(void *arg, uint32_t src_ip, struct rte_mbuf *m,
 	struct hct_pkt p;
 	uint64_t now;
 
+	(void)tos; /* ECN: read by congestion control (issue 3) */
 	if (hct_hdr_decode(payload, len, &p) != 0 ||
 	    p.job_id != t->conf.job_id || p.dst_rank != t->conf.rank ||
 	    (f = hct_flow(t, p.src_rank)) == NULL || f->peer_ip != src_ip ||

@@ -50,6 +50,7 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	struct hct_slot *s = &f->slots[psn & t->mask];
 	struct rte_mbuf *c;
 	uint32_t plen, off;
+	uint8_t *h;
 
 	if (s->m == NULL)
 		return -HC_ERR_INVAL;
@@ -60,10 +61,12 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	c = rte_pktmbuf_copy(s->m, t->net->port->pool, off, plen);
 	if (c == NULL)
 		return -HC_ERR_NOMEM;
-	stamp(rte_pktmbuf_mtod(c, uint8_t *), now);
+	h = rte_pktmbuf_mtod(c, uint8_t *);
+	stamp(h, now);
+	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
 	s->sent_ns = now;
 	s->xmits++;
-	return hc_net_udp_send(t->net, f->peer_ip, c);
+	return hc_net_udp_send(t->net, f->peer_ip, hct_tos(h[3]), c);
 }
 
 /* Cut the next packet of the head message of f. */
@@ -92,6 +95,8 @@ send_one(struct hct *t, struct hct_flow *f, uint64_t now)
 	p.step = msg->desc.step;
 	p.offset = msg->desc.offset + msg->done;
 	p.length = len;
+	if (msg->done + len == msg->len)
+		p.flags |= HCT_F_LAST;
 	hct_hdr_encode(&p, h);
 	memcpy(h + HCT_HDR_LEN, msg->src + msg->done, len);
 	/* Remember the HCT packet's length: stack/net prepends its headers
@@ -107,7 +112,7 @@ send_one(struct hct *t, struct hct_flow *f, uint64_t now)
 	f->stats.data_tx++;
 	if (f->rto_deadline_ns == 0)
 		f->rto_deadline_ns = now + f->rto_ns;
-	hc_net_udp_send(t->net, f->peer_ip, m);
+	hc_net_udp_send(t->net, f->peer_ip, hct_tos(p.prio), m);
 	if (msg->done == msg->len) {
 		TAILQ_REMOVE(&f->msgs, msg, link);
 		t->up.msg_sent(t->up_ctx, msg);

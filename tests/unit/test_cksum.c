@@ -88,7 +88,8 @@ test_ipv4_build_vector(void)
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)pkt;
 
 	memset(pkt, 0xee, sizeof(pkt));
-	hc_ipv4_build(ip, IP_A, IP_B, IPPROTO_UDP, 100, 0x1234, 1);
+	hc_ipv4_build(ip, IP_A, IP_B, IPPROTO_UDP, HC_IPV4_ECT0, 100, 0x1234,
+		      1);
 	CU_ASSERT_EQUAL(memcmp(pkt, expect, sizeof(expect)), 0);
 	CU_ASSERT_EQUAL(pkt[10], 0x9c);
 	CU_ASSERT_EQUAL(pkt[11], 0x17);
@@ -99,7 +100,8 @@ test_ipv4_build_vector(void)
 
 	/* cksum = 0 (offload): the field stays zero, the rest is the same */
 	memset(pkt, 0xee, sizeof(pkt));
-	hc_ipv4_build(ip, IP_A, IP_B, IPPROTO_UDP, 100, 0x1234, 0);
+	hc_ipv4_build(ip, IP_A, IP_B, IPPROTO_UDP, HC_IPV4_ECT0, 100, 0x1234,
+		      0);
 	CU_ASSERT_EQUAL(pkt[10], 0);
 	CU_ASSERT_EQUAL(pkt[11], 0);
 	CU_ASSERT_EQUAL(memcmp(pkt, expect, 10), 0);
@@ -249,7 +251,7 @@ test_udp_vector(void)
 
 	memset(pkt, 0, sizeof(pkt));
 	pkt[sizeof(pkt) - 1] = 0xff;	/* not part of the datagram */
-	hc_ipv4_build(ip, IP_A, IP_B, IPPROTO_UDP, 13, 1, 1);
+	hc_ipv4_build(ip, IP_A, IP_B, IPPROTO_UDP, HC_IPV4_ECT0, 13, 1, 1);
 	udp->src_port = rte_cpu_to_be_16(51966);
 	udp->dst_port = rte_cpu_to_be_16(4791);
 	udp->dgram_len = rte_cpu_to_be_16(13);

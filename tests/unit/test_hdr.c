@@ -44,6 +44,7 @@ sample_data(struct hct_pkt *p)
 	p->src_rank = 0x8102;
 	p->dst_rank = 0x0304;
 	p->flow_id = 0xbeef;
+	p->ecn_ce = 0x1234;
 	p->psn = 0xfffffffe;
 	p->ack_psn = 0x80000001;
 	p->sack[0] = 0xfedcba9876543210ULL;
@@ -55,6 +56,7 @@ sample_data(struct hct_pkt *p)
 	p->coll_seq = 0x90abcdef;
 	p->sig = 0x13579bdf;
 	p->step = 0xfffe;
+	p->credit = 0x4321;
 	p->length = PAYLOAD_LEN;
 	p->offset = 0x0123456789abcdefULL;
 }
@@ -80,6 +82,7 @@ test_data_round_trip(void)
 	CU_ASSERT_EQUAL(out.src_rank, 0x8102);
 	CU_ASSERT_EQUAL(out.dst_rank, 0x0304);
 	CU_ASSERT_EQUAL(out.flow_id, 0xbeef);
+	CU_ASSERT_EQUAL(out.ecn_ce, 0x1234);
 	CU_ASSERT_EQUAL(out.psn, 0xfffffffe);
 	CU_ASSERT_EQUAL(out.ack_psn, 0x80000001);
 	CU_ASSERT_EQUAL(out.sack[0], 0xfedcba9876543210ULL);
@@ -91,6 +94,7 @@ test_data_round_trip(void)
 	CU_ASSERT_EQUAL(out.coll_seq, 0x90abcdef);
 	CU_ASSERT_EQUAL(out.sig, 0x13579bdf);
 	CU_ASSERT_EQUAL(out.step, 0xfffe);
+	CU_ASSERT_EQUAL(out.credit, 0x4321);
 	CU_ASSERT_EQUAL(out.length, PAYLOAD_LEN);
 	CU_ASSERT_EQUAL(out.offset, 0x0123456789abcdefULL);
 }
@@ -116,7 +120,7 @@ test_wire_layout(void)
 	CU_ASSERT_EQUAL(be_at(buf, 16, 2), 0x8102);
 	CU_ASSERT_EQUAL(be_at(buf, 18, 2), 0x0304);
 	CU_ASSERT_EQUAL(be_at(buf, 20, 2), 0xbeef);
-	CU_ASSERT_EQUAL(be_at(buf, 22, 2), 0);		/* rsvd */
+	CU_ASSERT_EQUAL(be_at(buf, 22, 2), 0x1234);	/* ecn_ce */
 	/* psn 0xfffffffe big-endian at 24: ff ff ff fe */
 	CU_ASSERT_EQUAL(buf[24], 0xff);
 	CU_ASSERT_EQUAL(buf[27], 0xfe);
@@ -131,7 +135,7 @@ test_wire_layout(void)
 	CU_ASSERT_EQUAL(be_at(buf, 72, 4), 0x90abcdef);
 	CU_ASSERT_EQUAL(be_at(buf, 76, 4), 0x13579bdf);
 	CU_ASSERT_EQUAL(be_at(buf, 80, 2), 0xfffe);
-	CU_ASSERT_EQUAL(be_at(buf, 82, 2), 0);		/* rsvd */
+	CU_ASSERT_EQUAL(be_at(buf, 82, 2), 0x4321);	/* credit */
 	CU_ASSERT_EQUAL(be_at(buf, 84, 4), PAYLOAD_LEN);
 	/* offset 0x0123456789abcdef big-endian at 88: 01 23 ... ef */
 	CU_ASSERT_EQUAL(buf[88], 0x01);

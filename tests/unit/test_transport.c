@@ -899,7 +899,7 @@ frame_ip(struct rte_mempool *mp, const struct rte_ether_addr *smac,
 	eth->src_addr = *smac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip = (struct rte_ipv4_hdr *)(eth + 1);
-	hc_ipv4_build(ip, sip, dip, proto, l4_len, 77, 0);
+	hc_ipv4_build(ip, sip, dip, proto, HC_IPV4_ECT0, l4_len, 77, 0);
 	ip->fragment_offset = rte_cpu_to_be_16(frag);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	memcpy(ip + 1, l4, l4_len);
@@ -985,7 +985,7 @@ net_send_image(struct ep *from, uint32_t dst_ip, const uint8_t *img,
 		return -1;
 	}
 	memcpy(d, img, len);
-	return hc_net_udp_send(&from->net, dst_ip, m);
+	return hc_net_udp_send(&from->net, dst_ip, HC_IPV4_ECT0, m);
 }
 
 /* ---- tests ---------------------------------------------------------------- */
