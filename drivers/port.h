@@ -15,6 +15,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "clock.h"
 #include "fault.h"
 
 struct hc_port;
@@ -36,6 +37,8 @@ struct hc_port_stats {
 	uint64_t tx_pkts;     /**< frames the backend accepted */
 	uint64_t tx_drops;    /**< frames dropped because the TX queue was full */
 	uint64_t fault_drops; /**< frames dropped by the fault injector */
+	uint64_t rx_drops;    /**< frames dropped: the RX queue of the fault
+	                       *   injector was full */
 };
 
 struct hc_port {
@@ -49,10 +52,16 @@ struct hc_port {
 	bool tx_udp_cksum;           /**< PMD fills UDP checksums */
 	bool rx_cksum;               /**< PMD checks IPv4/UDP checksums */
 	uint16_t port_id;            /**< DPDK backend: ethdev port */
-	struct hc_fault fault;       /**< injector applied on TX */
+	struct hc_fault fault;       /**< injector applied on TX and RX */
+	const struct hc_clock *clk;  /**< time of delayed/reordered frames;
+	                              *   NULL: time stands at 0 */
 	struct hc_port_stats stats;
 	uint16_t txq_len;
+	uint16_t rxq_len;
 	struct rte_mbuf *txq[HC_PORT_TXQ];
+	/** Frames the RX injector passed (duplicates, released frames) and
+	 *  hc_port_rx() did not hand out yet. */
+	struct rte_mbuf *rxq[HC_PORT_TXQ];
 };
 
 /** What hc_port_open_dpdk() needs besides the devargs. */
@@ -86,18 +95,15 @@ struct hc_port_conf {
 int hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		      const struct hc_port_conf *conf);
 
-/** Stop and close the backend, free queued frames and the pool. */
+/** Stop and close the backend, free queued and held frames and the pool. */
 void hc_port_close(struct hc_port *port);
 
-/** Receive up to n frames. */
-static inline uint16_t
-hc_port_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
-{
-	uint16_t got = port->ops->rx_burst(port, pkts, n);
-
-	port->stats.rx_pkts += got;
-	return got;
-}
+/**
+ * Receive up to n frames (n <= HC_PORT_TXQ). With RX faults set, frames
+ * from the backend pass the injector first; frames it holds are released
+ * by later calls.
+ */
+uint16_t hc_port_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * Queue one frame for TX; it is sent by hc_port_flush() or when the queue
@@ -108,7 +114,8 @@ hc_port_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
  */
 int hc_port_tx(struct hc_port *port, struct rte_mbuf *m);
 
-/** Hand queued frames to the backend; what it refuses stays queued.
+/** Hand queued frames to the backend (first the TX frames the injector
+ *  held whose time came); what it refuses stays queued.
  *  @return frames still queued. */
 uint16_t hc_port_flush(struct hc_port *port);
 
