@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_kvargs.h>
 #include <rte_udp.h>

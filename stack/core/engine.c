@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <inttypes.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -185,9 +186,9 @@ classify(const struct rte_mbuf *m, const void *arg, bool *tail)
 	hct = (const uint8_t *)(udp + 1);
 	switch (hct[1]) {
 	case HCT_TYPE_DATA:
-		if (m->data_len >= off + (ip->version_ihl & 0xf) * 4 +
-				   sizeof(*udp) + sizeof(struct hct_hdr)) {
-			uint8_t fl = ((const struct hct_hdr *)hct)->flags;
+		if ((const uint8_t *)udp - rte_pktmbuf_mtod(m, const uint8_t *) +
+		    sizeof(*udp) + sizeof(struct hct_wire_hdr) <= m->data_len) {
+			uint8_t fl = hct[offsetof(struct hct_wire_hdr, flags)];
 
 			*tail = (fl & (HCT_F_LAST | HCT_F_RETX)) == HCT_F_LAST;
 		}
