@@ -149,7 +149,7 @@ parse_pct(const char *s, double *out)
 	return 0;
 }
 
-/* One rule (no ';'): applied to the rules of tmp. */
+/* One rule (no '|'): applied to the rules of tmp. */
 static int
 parse_rule(struct hc_fault *tmp, char *text, unsigned int no, char *err,
 	   size_t errlen)
@@ -287,8 +287,8 @@ hc_fault_parse(struct hc_fault *f, const char *rules, char *err,
 	}
 	memcpy(scratch->rule, f->rule, sizeof(f->rule));
 	strcpy(buf, rules);
-	for (tok = strtok_r(buf, ";", &save); tok != NULL;
-	     tok = strtok_r(NULL, ";", &save)) {
+	for (tok = strtok_r(buf, "|;", &save); tok != NULL;
+	     tok = strtok_r(NULL, "|;", &save)) {
 		no++;
 		while (*tok == ' ' || *tok == '\t')
 			tok++;

@@ -11,8 +11,9 @@
  * duplicate, reorder, delay, corrupt, truncate (enum hc_fault_kind), plus
  * drop_last_once on TX. They are given as a rule string (hc_fault_parse):
  *
- *     rule[;rule...]    rule = key=value[,key=value...]
+ *     rule[|rule...]    rule = key=value[,key=value...]
  *
+ * (';' separates rules too, but in an INI file it starts a comment.)
  * keys: dir = tx|rx|both (default both); class = data|ack|control|other|all
  * (default all); drop, dup, reorder, delay, corrupt, truncate = percent
  * 0..100 (decimals allowed); reorder_window = frames 1..HC_FAULT_HOLD

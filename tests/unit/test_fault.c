@@ -622,7 +622,7 @@ test_parse(void)
 
 	hc_fault_init(&f, 1);
 	CU_ASSERT_EQUAL(hc_fault_parse(&f, "dir=tx,class=data,drop=5,dup=2,"
-		"reorder=1,reorder_window=8; dir=rx,class=ack,drop=20 ;"
+		"reorder=1,reorder_window=8 | dir=rx,class=ack,drop=20 ;"
 		"class=control,delay=0.5,delay_us=300,start_ms=7", err,
 		sizeof(err)), 0);
 	CU_ASSERT_DOUBLE_EQUAL(f.rule[HC_FAULT_TX][HC_FAULT_CLASS_DATA]
