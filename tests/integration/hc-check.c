@@ -45,7 +45,8 @@
  *           prints the time per small all-reduce
  *   c31     all-reduces for HC_CHECK_SECONDS (default 8) while hc-launch
  *           flaps a tap (HC_LAUNCH_FLAP) shorter than the peer timeout:
- *           every one exact
+ *           every one exact, one of them lasting the flap's down time
+ *           (HC_CHECK_FLAP_DOWN seconds) or more
  *   c31long the same with a flap longer than the peer timeout: the
  *           all-reduce in flight gives HC_ERR_PEER_LOST on every rank
  *   async   64 all-reduces in flight, hc_wait_all
@@ -1267,6 +1268,7 @@ suite_c31(int longer)
 	float *x = malloc(count * sizeof(float));
 	double end = now_s() + env_seconds("HC_CHECK_SECONDS", 8), t0 = 0;
 	double limit = 3.0 + 1.0 + 1.0; /* peer timeout + 1 s + the op */
+	double down = env_seconds("HC_CHECK_FLAP_DOWN", 0), longest = 0;
 	int n = 0, rc = 0;
 	char why[160];
 
@@ -1279,6 +1281,8 @@ suite_c31(int longer)
 						count, nranks) != 0)
 			rc = -HC_ERR_INTERNAL;
 		n += rc == 0;
+		if (rc == 0 && now_s() - t0 > longest)
+			longest = now_s() - t0;
 	}
 	free(x);
 	snprintf(why, sizeof(why), "%d exact, then %s after %.2f s", n,
@@ -1295,11 +1299,20 @@ suite_c31(int longer)
 		if (rank == 0)
 			printf("c31: %d all-reduces, %s\n", n, why);
 		verdict("C31 the flap cost retransmissions", lost > 0, why);
+		/* The flap fell inside the loop: some all-reduce waited it
+		 * out (HC_CHECK_FLAP_DOWN: the down time hc-launch uses). */
+		snprintf(why, sizeof(why), "longest all-reduce %.3f s",
+			 longest);
+		if (rank == 0)
+			printf("c31: %s\n", why);
+		verdict("C31 an all-reduce spanned the flap",
+			longest >= down * 0.9, why);
 		return;
 	}
-	local_verdict("C31 long flap: HC_ERR_PEER_LOST in bounded time",
-		      rc == -HC_ERR_PEER_LOST && now_s() - t0 <= limit + 8,
-		      why);
+	printf("c31long: rank %d: %s\n", rank, why);
+	local_verdict("C31 long flap: HC_ERR_PEER_LOST within 5 s of the "
+		      "all-reduce's start",
+		      rc == -HC_ERR_PEER_LOST && now_s() - t0 <= limit, why);
 }
 
 int
