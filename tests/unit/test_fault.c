@@ -400,6 +400,40 @@ test_delay_manual_clock(void)
 	CU_ASSERT_EQUAL(rte_mempool_in_use_count(pool), 0);
 }
 
+/* RX duplicates: the port hands out 2 frames for each, in order, over
+ * as many hc_port_rx calls as it takes; none lost. */
+static void
+test_port_rx_dup(void)
+{
+	struct rte_mbuf *pkts[32];
+	struct hc_port port;
+	struct hc_clock clk;
+	unsigned int i, got = 0, calls = 0, bad = 0;
+	uint16_t n, j;
+
+	hc_clock_init_manual(&clk, 0);
+	port_setup(&port, &clk);
+	hc_fault_set(&port.fault, HC_FAULT_RX, HC_FAULT_CLASS_DATA,
+		     HC_FAULT_DUP, 1.0);
+	for (i = 0; i < 100; i++)
+		wire[wire_len++] = frame(i, HC_FAULT_CLASS_DATA, 0);
+	while ((n = hc_port_rx(&port, pkts, 32)) > 0) {
+		calls++;
+		for (j = 0; j < n; j++, got++)
+			bad += seq_of(pkts[j]) != got / 2;
+		free_all(pkts, n);
+	}
+	CU_ASSERT_EQUAL(got, 200);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(calls, 7); /* 200 frames, 32 a call */
+	CU_ASSERT_EQUAL(port.stats.rx_pkts, 100);
+	CU_ASSERT_EQUAL(port.stats.rx_drops, 0);
+	CU_ASSERT_EQUAL(port.fault.stats.count[HC_FAULT_RX][HC_FAULT_CLASS_DATA]
+					       [HC_FAULT_DUP], 100);
+	hc_port_close(&port);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(pool), 0);
+}
+
 static unsigned int delivered;
 
 static void
@@ -662,6 +696,7 @@ static CU_TestInfo fault_tests[] = {
 	{ "reorder within the window", test_reorder_window },
 	{ "reorder bounded by hold_max_us", test_reorder_hold_max },
 	{ "delay on a manual clock", test_delay_manual_clock },
+	{ "port RX duplicates, none lost", test_port_rx_dup },
 	{ "corrupt caught by the checksums", test_corrupt_caught },
 	{ "corrupt on TX with checksum offload", test_corrupt_tx_offload },
 	{ "truncate dropped as malformed", test_truncate_malformed },
