@@ -1,39 +1,84 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Seeded fault injector applied by the port layer on TX. Deterministic for a
- * seed: the same seed and the same sequence of frames drop the same frames.
- * The port layer knows nothing of the transport, so the stack installs a
- * classifier that names each frame's kind.
+ * Seeded fault injector applied by the port layer to frames it sends (TX)
+ * and to frames the backend received (RX). Deterministic for a seed: the
+ * same seed and the same sequence of frames (and times) give the same
+ * faults. The port layer knows nothing of the transport, so the stack
+ * installs a classifier that names each frame's class.
+ *
+ * Faults, each with its own probability per (direction, class): drop,
+ * duplicate, reorder, delay, corrupt, truncate (enum hc_fault_kind), plus
+ * drop_last_once on TX. They are given as a rule string (hc_fault_parse):
+ *
+ *     rule[|rule...]    rule = key=value[,key=value...]
+ *
+ * (';' separates rules too, but in an INI file it starts a comment.)
+ * keys: dir = tx|rx|both (default both); class = data|ack|control|other|all
+ * (default all); drop, dup, reorder, delay, corrupt, truncate = percent
+ * 0..100 (decimals allowed); reorder_window = frames 1..HC_FAULT_HOLD
+ * (default 8); delay_us = µs 0..10000000 (default 1000); hold_max_us = µs
+ * 1..10000000 (default 10000, bound on a reordered frame's hold);
+ * start_ms = ms 0..86400000 (the rule applies only from start_ms after
+ * hc_fault_set_epoch(); unset: always). A later rule overrides the keys
+ * it names for the (direction, class) pairs it selects.
  */
 #ifndef HC_DRIVERS_FAULT_H
 #define HC_DRIVERS_FAULT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
 
-/** Frame kinds the injector can target. */
-enum hc_fault_class {
-	HC_FAULT_CLASS_OTHER = 0, /**< ARP, ICMP, anything not HCT */
-	HC_FAULT_CLASS_DATA,      /**< HCT DATA */
-	HC_FAULT_CLASS_ACK,       /**< HCT ACK */
-	HC_FAULT_CLASS_CONTROL,   /**< HCT HELLO and other control */
-	HC_FAULT_CLASS__MAX
+#include "hypercomm.h"
+
+/** Frames held (reorder, delay) per direction; more are not held. */
+#define HC_FAULT_HOLD 64
+/** Most frames one hc_fault_apply() or hc_fault_release() call returns. */
+#define HC_FAULT_OUT_MAX (HC_FAULT_HOLD + 2)
+/** Longest rule string, bytes including the NUL. */
+#define HC_FAULT_RULES_MAX 1024
+
+/** The faults of one (direction, class). */
+struct hc_fault_rule {
+	/** Probability 0..1 per fault (HC_FAULT_DROP_LAST unused here). */
+	double p[HC_FAULT_KIND__MAX];
+	uint32_t reorder_window; /**< frames, 1..HC_FAULT_HOLD */
+	uint64_t delay_ns;       /**< hold time of a delayed frame */
+	uint64_t hold_max_ns;    /**< longest hold of a reordered frame */
+	int64_t start_ns;        /**< active from epoch + start_ns; -1: always */
+};
+
+/** A held frame. */
+struct hc_fault_held {
+	struct rte_mbuf *m;
+	uint32_t after;  /**< released after this many more frames; 0: by time */
+	uint64_t due_ns; /**< released at this time at the latest */
 };
 
 struct hc_fault {
-	/** Probability 0..1 of dropping a frame, per class. */
-	double drop[HC_FAULT_CLASS__MAX];
-	/** Names a frame's class; NULL: every frame is OTHER. */
+	struct hc_fault_rule rule[HC_FAULT_DIR__MAX][HC_FAULT_CLASS__MAX];
+	bool drop_last_once; /**< drop first transmissions of LAST DATA (TX) */
+	bool active[HC_FAULT_DIR__MAX]; /**< any fault set for the direction */
+	/**
+	 * Names a frame's class; sets *tail when the frame is the first
+	 * transmission of the last DATA packet of a message. NULL: every
+	 * frame is OTHER.
+	 */
 	enum hc_fault_class (*classify)(const struct rte_mbuf *m,
-					const void *arg);
+					const void *arg, bool *tail);
 	const void *classify_arg; /**< passed to classify */
 	uint64_t state;           /**< xorshift64* state, never 0 */
-	uint64_t dropped[HC_FAULT_CLASS__MAX]; /**< frames dropped, per class */
+	uint64_t epoch_ns;        /**< set by hc_fault_set_epoch; UINT64_MAX:
+	                           *   rules with start_ms stay inactive */
+	struct hc_fault_held held[HC_FAULT_DIR__MAX][HC_FAULT_HOLD];
+	uint32_t nheld[HC_FAULT_DIR__MAX];
+	struct hc_fault_stats stats;
 };
 
-/** Reset the injector: no faults, PRNG seeded with seed. */
+/** Reset the injector: no faults, PRNG seeded with seed, nothing held. */
 void hc_fault_init(struct hc_fault *f, uint64_t seed);
 
 /** Uniform double in [0, 1) from the injector's PRNG (xorshift64*,
@@ -41,7 +86,40 @@ void hc_fault_init(struct hc_fault *f, uint64_t seed);
  *  generators, scrambled", ACM TOMS 42(4), 2016). */
 double hc_fault_uniform(struct hc_fault *f);
 
-/** True when m should be dropped; counts it. */
-int hc_fault_should_drop(struct hc_fault *f, const struct rte_mbuf *m);
+/**
+ * Add the rules of a rule string (syntax in the file comment) to f.
+ * On error f is unchanged and err holds one line naming the bad token,
+ * e.g. "rule 2: unknown key 'drpo'" or "rule 1: drop='x': not a percent
+ * 0..100".
+ * @return 0, or -HC_ERR_CONFIG.
+ */
+int hc_fault_parse(struct hc_fault *f, const char *rules, char *err,
+		   size_t errlen);
+
+/** Set probability p (0..1) of fault k for (dir, class). */
+void hc_fault_set(struct hc_fault *f, enum hc_fault_dir dir,
+		  enum hc_fault_class cls, enum hc_fault_kind k, double p);
+
+/** Rules with start_ms count from now_ns (the end of set-up). */
+void hc_fault_set_epoch(struct hc_fault *f, uint64_t now_ns);
+
+/**
+ * Pass one frame of direction dir through the injector at time now_ns.
+ * The injector owns m. out receives, in order, the frames to send or
+ * deliver now: m (unless dropped or held), its duplicate, then held
+ * frames due after this frame or by time.
+ * @return number of frames in out, 0..HC_FAULT_OUT_MAX.
+ */
+unsigned int hc_fault_apply(struct hc_fault *f, enum hc_fault_dir dir,
+			    struct rte_mbuf *m, uint64_t now_ns,
+			    struct rte_mbuf **out);
+
+/** Held frames of dir whose time came (due_ns <= now_ns), in order.
+ *  @return number of frames in out, 0..HC_FAULT_HOLD. */
+unsigned int hc_fault_release(struct hc_fault *f, enum hc_fault_dir dir,
+			      uint64_t now_ns, struct rte_mbuf **out);
+
+/** Free every held frame. */
+void hc_fault_free_held(struct hc_fault *f);
 
 #endif /* HC_DRIVERS_FAULT_H */

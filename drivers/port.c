@@ -9,16 +9,20 @@
 #include "log.h"
 #include "port.h"
 
-int
-hc_port_tx(struct hc_port *port, struct rte_mbuf *m)
+static uint16_t txq_flush(struct hc_port *port);
+
+static uint64_t
+port_now(const struct hc_port *port)
 {
-	if (hc_fault_should_drop(&port->fault, m)) {
-		port->stats.fault_drops++;
-		rte_pktmbuf_free(m);
-		return 0;
-	}
+	return port->clk != NULL ? hc_clock_now(port->clk) : 0;
+}
+
+/* Queue one frame that passed the injector. */
+static int
+txq_put(struct hc_port *port, struct rte_mbuf *m)
+{
 	if (port->txq_len >= port->burst)
-		hc_port_flush(port);
+		txq_flush(port);
 	if (port->txq_len == HC_PORT_TXQ) {
 		/* The PMD accepted nothing for a whole queue: drop and let
 		 * the transport retransmit, rather than block the engine. */
@@ -30,8 +34,96 @@ hc_port_tx(struct hc_port *port, struct rte_mbuf *m)
 	return 0;
 }
 
+/* Frames the injector removed from a direction: its drops. */
+static uint64_t
+fault_removed(const struct hc_fault *f)
+{
+	uint64_t n = 0;
+	unsigned int d, c;
+
+	for (d = 0; d < HC_FAULT_DIR__MAX; d++)
+		for (c = 0; c < HC_FAULT_CLASS__MAX; c++)
+			n += f->stats.count[d][c][HC_FAULT_DROP] +
+			     f->stats.count[d][c][HC_FAULT_DROP_LAST];
+	return n;
+}
+
+int
+hc_port_tx(struct hc_port *port, struct rte_mbuf *m)
+{
+	struct rte_mbuf *out[HC_FAULT_OUT_MAX];
+	unsigned int n, i;
+	int rc = 0;
+
+	if (!port->fault.active[HC_FAULT_TX] &&
+	    port->fault.nheld[HC_FAULT_TX] == 0)
+		return txq_put(port, m);
+	n = hc_fault_apply(&port->fault, HC_FAULT_TX, m, port_now(port), out);
+	port->stats.fault_drops = fault_removed(&port->fault);
+	for (i = 0; i < n; i++)
+		if (txq_put(port, out[i]) != 0 && out[i] == m)
+			rc = -HC_ERR_NOMEM;
+	return rc;
+}
+
+uint16_t
+hc_port_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *in[HC_PORT_TXQ], *out[HC_FAULT_OUT_MAX];
+	uint16_t got, i, give;
+	unsigned int k, j;
+	uint64_t now;
+
+	if (!port->fault.active[HC_FAULT_RX] &&
+	    port->fault.nheld[HC_FAULT_RX] == 0 && port->rxq_len == 0) {
+		got = port->ops->rx_burst(port, pkts, n);
+		port->stats.rx_pkts += got;
+		return got;
+	}
+	now = port_now(port);
+	got = port->ops->rx_burst(port, in, n);
+	port->stats.rx_pkts += got;
+	for (i = 0; i <= got; i++) {
+		k = i < got ? hc_fault_apply(&port->fault, HC_FAULT_RX, in[i],
+					     now, out)
+			    : hc_fault_release(&port->fault, HC_FAULT_RX, now,
+					       out);
+		for (j = 0; j < k; j++) {
+			if (port->rxq_len == HC_PORT_TXQ) {
+				port->stats.rx_drops++;
+				rte_pktmbuf_free(out[j]);
+				continue;
+			}
+			port->rxq[port->rxq_len++] = out[j];
+		}
+	}
+	port->stats.fault_drops = fault_removed(&port->fault);
+	give = port->rxq_len < n ? port->rxq_len : n;
+	memcpy(pkts, port->rxq, give * sizeof(pkts[0]));
+	memmove(port->rxq, &port->rxq[give],
+		(port->rxq_len - give) * sizeof(port->rxq[0]));
+	port->rxq_len -= give;
+	return give;
+}
+
 uint16_t
 hc_port_flush(struct hc_port *port)
+{
+	struct rte_mbuf *out[HC_FAULT_OUT_MAX];
+	unsigned int n, i;
+
+	if (port->fault.nheld[HC_FAULT_TX] > 0) {
+		n = hc_fault_release(&port->fault, HC_FAULT_TX, port_now(port),
+				     out);
+		for (i = 0; i < n; i++)
+			txq_put(port, out[i]);
+	}
+	return txq_flush(port);
+}
+
+/* Hand the TX queue to the backend. */
+static uint16_t
+txq_flush(struct hc_port *port)
 {
 	uint16_t done = 0;
 
@@ -65,6 +157,10 @@ hc_port_close(struct hc_port *port)
 	for (i = 0; i < port->txq_len; i++)
 		rte_pktmbuf_free(port->txq[i]);
 	port->txq_len = 0;
+	for (i = 0; i < port->rxq_len; i++)
+		rte_pktmbuf_free(port->rxq[i]);
+	port->rxq_len = 0;
+	hc_fault_free_held(&port->fault);
 	port->ops->close(port);
 	rte_mempool_free(port->pool);
 	port->pool = NULL;

@@ -15,6 +15,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "clock.h"
 #include "fault.h"
 
 struct hc_port;
@@ -42,6 +43,8 @@ struct hc_port_stats {
 	uint64_t tx_pkts;     /**< frames the backend accepted */
 	uint64_t tx_drops;    /**< frames dropped because the TX queue was full */
 	uint64_t fault_drops; /**< frames dropped by the fault injector */
+	uint64_t rx_drops;    /**< frames dropped: the RX queue of the fault
+	                       *   injector was full */
 };
 
 struct hc_port {
@@ -57,10 +60,16 @@ struct hc_port {
 	uint16_t port_id;            /**< DPDK backend: ethdev port */
 	void *backend;               /**< other backends' state (sim: the
 	                              *   simulated host) */
-	struct hc_fault fault;       /**< injector applied on TX */
+	struct hc_fault fault;       /**< injector applied on TX and RX */
+	const struct hc_clock *clk;  /**< time of delayed/reordered frames;
+	                              *   NULL: time stands at 0 */
 	struct hc_port_stats stats;
 	uint16_t txq_len;
+	uint16_t rxq_len;
 	struct rte_mbuf *txq[HC_PORT_TXQ];
+	/** Frames the RX injector passed (duplicates, released frames) and
+	 *  hc_port_rx() did not hand out yet. */
+	struct rte_mbuf *rxq[HC_PORT_TXQ];
 };
 
 /** What hc_port_open_dpdk() needs besides the devargs. */
@@ -112,18 +121,15 @@ hc_port_tx_queued_bytes(const struct hc_port *port)
 	       port->ops->tx_queued_bytes(port) : 0;
 }
 
-/** Stop and close the backend, free queued frames and the pool. */
+/** Stop and close the backend, free queued and held frames and the pool. */
 void hc_port_close(struct hc_port *port);
 
-/** Receive up to n frames. */
-static inline uint16_t
-hc_port_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
-{
-	uint16_t got = port->ops->rx_burst(port, pkts, n);
-
-	port->stats.rx_pkts += got;
-	return got;
-}
+/**
+ * Receive up to n frames (n <= HC_PORT_TXQ). With RX faults set, frames
+ * from the backend pass the injector first; frames it holds are released
+ * by later calls.
+ */
+uint16_t hc_port_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * Queue one frame for TX; it is sent by hc_port_flush() or when the queue
@@ -134,7 +140,8 @@ hc_port_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
  */
 int hc_port_tx(struct hc_port *port, struct rte_mbuf *m);
 
-/** Hand queued frames to the backend; what it refuses stays queued.
+/** Hand queued frames to the backend (first the TX frames the injector
+ *  held whose time came); what it refuses stays queued.
  *  @return frames still queued. */
 uint16_t hc_port_flush(struct hc_port *port);
 

@@ -13,6 +13,7 @@
 
 #include "hypercomm.h"
 #include "config.h"
+#include "fault.h"
 #include "log.h"
 
 /* Numeric keys: section, key, offset of the uint32_t field, default, range.
@@ -64,6 +65,8 @@ static const char *const other_keys[][2] = {
 	{ "engine", "idle" },
 	{ "fault", "seed" },
 	{ "fault", "drop_data_pct" },
+	{ "fault", "drop_last_once" },
+	{ "fault", "rules" },
 };
 
 static const char *const rank_keys[] = { "ip", "mac", "port" };
@@ -331,6 +334,56 @@ num_defaults(struct hc_config *cfg)
 		*(uint32_t *)((char *)cfg + num_keys[i].off) = num_keys[i].def;
 }
 
+/* Reports a bad [fault] value: from the environment variable env when
+ * it is set, else from the file's key. */
+#define FAULT_ERR(cfg, env, key, fmt, ...)                                   \
+	do {                                                                 \
+		if (getenv(env) != NULL)                                     \
+			HC_LOG(ERR, CORE, "%s: " fmt, env, ##__VA_ARGS__);   \
+		else                                                         \
+			CFG_ERR(cfg, "fault", key, fmt, ##__VA_ARGS__);      \
+	} while (0)
+
+/* [fault] rules and drop_last_once (env HC_FAULT, HC_FAULT_DROP_LAST_ONCE
+ * win over the file). The rules are checked here, applied by the engine. */
+static int
+load_fault(struct hc_config *cfg, struct rte_cfgfile *file)
+{
+	struct hc_fault *f;
+	const char *v;
+	char err[256];
+	int bad = 0;
+
+	v = getenv("HC_FAULT_DROP_LAST_ONCE");
+	if (v == NULL)
+		v = rte_cfgfile_get_entry(file, "fault", "drop_last_once");
+	if (v != NULL) {
+		if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+			FAULT_ERR(cfg, "HC_FAULT_DROP_LAST_ONCE",
+				  "drop_last_once", "'%s' is not 0 or 1", v);
+			bad++;
+		}
+		cfg->fault_drop_last_once = strcmp(v, "1") == 0;
+	}
+	v = getenv("HC_FAULT");
+	if (v == NULL)
+		v = rte_cfgfile_get_entry(file, "fault", "rules");
+	if (v == NULL)
+		return bad;
+	f = malloc(sizeof(*f));
+	if (f == NULL)
+		return bad + 1;
+	hc_fault_init(f, 0);
+	if (hc_fault_parse(f, v, err, sizeof(err)) != 0) {
+		FAULT_ERR(cfg, "HC_FAULT", "rules", "%s", err);
+		bad++;
+	} else {
+		snprintf(cfg->fault_rules, sizeof(cfg->fault_rules), "%s", v);
+	}
+	free(f);
+	return bad;
+}
+
 static int
 load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 {
@@ -391,7 +444,7 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 			cfg->fault_drop_data = d / 100.0;
 		}
 	}
-	return bad;
+	return bad + load_fault(cfg, file);
 }
 
 static int

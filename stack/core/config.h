@@ -67,12 +67,17 @@ struct hc_config {
 	uint32_t burst;           /**< [port] burst, packets per rx/tx call */
 	uint64_t fault_seed;      /**< [fault] seed */
 	double fault_drop_data;   /**< [fault] drop_data_pct / 100 */
+	bool fault_drop_last_once; /**< [fault] drop_last_once */
+	char fault_rules[1024];   /**< [fault] rules (drivers/fault.h syntax),
+	                           *   checked; "" when unset */
 	struct hc_rank_conf *ranks; /**< world_size entries */
 };
 
 /**
- * Load and check a cluster file. Environment overrides, applied after the
- * file: HC_FAULT_DROP_DATA_PCT, HC_FAULT_SEED.
+ * Load and check a cluster file. Environment overrides, applied instead of
+ * the file's key: HC_FAULT_DROP_DATA_PCT, HC_FAULT_SEED, HC_FAULT (rules),
+ * HC_FAULT_DROP_LAST_ONCE. A bad environment value is logged as
+ * "NAME: what is wrong".
  *
  * @return 0, or -HC_ERR_CONFIG after logging one line per problem as
  *         "PATH:LINE: [section] key: what is wrong".

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <inttypes.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -158,9 +159,10 @@ engine_main(void *arg)
 	return 0;
 }
 
-/* Fault-injector classifier: the HCT packet type of a frame we send. */
+/* Fault-injector classifier: the HCT packet type of a frame; *tail when
+ * it is the first transmission of the last DATA packet of a message. */
 static enum hc_fault_class
-classify(const struct rte_mbuf *m, const void *arg)
+classify(const struct rte_mbuf *m, const void *arg, bool *tail)
 {
 	const struct hc_ctx *ctx = arg;
 	const struct rte_ether_hdr *eth;
@@ -184,6 +186,12 @@ classify(const struct rte_mbuf *m, const void *arg)
 	hct = (const uint8_t *)(udp + 1);
 	switch (hct[1]) {
 	case HCT_TYPE_DATA:
+		if ((const uint8_t *)udp - rte_pktmbuf_mtod(m, const uint8_t *) +
+		    sizeof(*udp) + sizeof(struct hct_wire_hdr) <= m->data_len) {
+			uint8_t fl = hct[offsetof(struct hct_wire_hdr, flags)];
+
+			*tail = (fl & (HCT_F_LAST | HCT_F_RETX)) == HCT_F_LAST;
+		}
 		return HC_FAULT_CLASS_DATA;
 	case HCT_TYPE_ACK:
 		return HC_FAULT_CLASS_ACK;
@@ -329,9 +337,22 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		ctx->peer_ip[i] = cfg->ranks[i].ip;
 
 	hc_fault_init(&ctx->port.fault, cfg->fault_seed + ctx->rank);
-	ctx->port.fault.drop[HC_FAULT_CLASS_DATA] = cfg->fault_drop_data;
 	ctx->port.fault.classify = classify;
 	ctx->port.fault.classify_arg = ctx;
+	ctx->port.fault.drop_last_once = cfg->fault_drop_last_once;
+	hc_fault_set(&ctx->port.fault, HC_FAULT_TX, HC_FAULT_CLASS_DATA,
+		     HC_FAULT_DROP, cfg->fault_drop_data);
+	if (cfg->fault_rules[0] != '\0') {
+		char err[256];
+
+		/* hc_config_load checked the rules already. */
+		if (hc_fault_parse(&ctx->port.fault, cfg->fault_rules, err,
+				   sizeof(err)) != 0) {
+			HC_LOG(ERR, CORE, "fault rules: %s", err);
+			return -HC_ERR_CONFIG;
+		}
+	}
+	ctx->port.clk = &ctx->clk;
 
 	memset(&nc, 0, sizeof(nc));
 	nc.ip = me->ip;
@@ -456,6 +477,8 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 		rc = hc_ctx_bring_up(ctx);
 	if (rc == 0)
 		rc = meet_peers(ctx);
+	if (rc == 0) /* [fault] rules with start_ms count from here */
+		hc_fault_set_epoch(&ctx->port.fault, hc_clock_now(&ctx->clk));
 	if (rc == 0 && ctx->engine_lcore != RTE_MAX_LCORE &&
 	    rte_eal_remote_launch(engine_main, ctx, ctx->engine_lcore) != 0) {
 		HC_LOG(ERR, CORE, "cannot start the engine on lcore %u",
@@ -603,5 +626,14 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 		s->hct_acks_tx += f->acks_tx;
 	}
 	s->hct_stray_rx = ctx->hct.stats.stray_rx;
+	return 0;
+}
+
+int
+hc_fault_stats_get(struct hc_ctx *ctx, struct hc_fault_stats *s)
+{
+	if (ctx == NULL || s == NULL)
+		return -HC_ERR_INVAL;
+	memcpy(s, &ctx->port.fault.stats, sizeof(*s));
 	return 0;
 }

@@ -33,6 +33,22 @@
  *   ping    rank 0 pings every rank's IP while all ranks run all-reduces
  *   fault   like quick, and asserts the fault injector dropped DATA and
  *           the transport retransmitted (run with HC_FAULT_DROP_DATA_PCT)
+ *   c22     100% loss after set-up (run with HC_FAULT="drop=100,
+ *           start_ms=1000"): an all-reduce gives HC_ERR_PEER_LOST within
+ *           the peer timeout + 1 s on every rank
+ *   c23     quick under loss, reorder and duplication (HC_FAULT, or
+ *           hc-launch's nftables drop/dup): exact results, duplicates
+ *           seen and discarded, losses retransmitted
+ *   c24     quick and 4 MiB all-reduces under ACK loss: exact, and
+ *           retransmitted DATA < 5% of DATA sent
+ *   c25     drop_last_once: exact; every dropped tail retransmitted;
+ *           prints the time per small all-reduce
+ *   c31     all-reduces for HC_CHECK_SECONDS (default 8) while hc-launch
+ *           flaps a tap (HC_LAUNCH_FLAP) shorter than the peer timeout:
+ *           every one exact, one of them lasting the flap's down time
+ *           (HC_CHECK_FLAP_DOWN seconds) or more
+ *   c31long the same with a flap longer than the peer timeout: the
+ *           all-reduce in flight gives HC_ERR_PEER_LOST on every rank
  *   async   64 all-reduces in flight, hc_wait_all
  *   c15     the last rank leaves after 99 of 100 all-reduces
  *   c16kill the last rank is killed with SIGKILL mid-collective (64 MiB)
@@ -1083,6 +1099,222 @@ suite_fault(void)
 		"no retransmission");
 }
 
+/* Sum of a counter over the ranks. */
+static uint64_t
+sum_ranks(uint64_t v)
+{
+	if (hc_allreduce(comm, &v, &v, 1, HC_DTYPE_UINT64, HC_OP_SUM) != 0) {
+		fprintf(stderr, "rank %d: sum all-reduce failed\n", rank);
+		exit(2);
+	}
+	return v;
+}
+
+/* This rank's count of fault k over both directions and every class. */
+static uint64_t
+fault_count(enum hc_fault_kind k)
+{
+	struct hc_fault_stats fs;
+	uint64_t n = 0;
+	int d, c;
+
+	hc_fault_stats_get(ctx, &fs);
+	for (d = 0; d < HC_FAULT_DIR__MAX; d++)
+		for (c = 0; c < HC_FAULT_CLASS__MAX; c++)
+			n += fs.count[d][c][k];
+	return n;
+}
+
+static double
+env_seconds(const char *name, double def)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && atof(v) > 0 ? atof(v) : def;
+}
+
+/* C22: every frame lost from start_ms after set-up on. */
+static void
+suite_c22(void)
+{
+	float x[65536];
+	struct hc_request *req;
+	double t0, c0;
+	int rc;
+
+	memset(x, 0, sizeof(x));
+	sleep_s(env_seconds("HC_CHECK_LOSS_AFTER", 1.5));
+	t0 = now_s();
+	c0 = cpu_s();
+	rc = hc_iallreduce(comm, x, x, RTE_DIM(x), HC_DTYPE_FLOAT32, HC_OP_SUM,
+			   NULL, &req);
+	if (rc != 0) {
+		local_verdict("C22 submit", 0, hc_strerror(rc));
+		return;
+	}
+	expect_peer_lost("C22 100% loss", req, t0, c0);
+}
+
+/* C23: loss, reordering and duplicates; bit-exact results. */
+static void
+suite_c23(void)
+{
+	struct hc_stats s;
+	uint64_t dup_rx, retx;
+	char why[160];
+
+	suite_quick("c23");
+	hc_stats_get(ctx, &s);
+	dup_rx = sum_ranks(s.hct_dup_rx);
+	retx = sum_ranks(s.hct_retransmits);
+	snprintf(why, sizeof(why), "dup_rx %" PRIu64 ", retransmits %" PRIu64,
+		 dup_rx, retx);
+	if (rank == 0)
+		printf("c23: %s\n", why);
+	verdict("C23 duplicate DATA seen and discarded", dup_rx > 0, why);
+	verdict("C23 lost DATA retransmitted", retx > 0, why);
+	if (getenv("HC_FAULT") != NULL) {
+		uint64_t drops = sum_ranks(fault_count(HC_FAULT_DROP));
+		uint64_t dups = sum_ranks(fault_count(HC_FAULT_DUP));
+		uint64_t reord = sum_ranks(fault_count(HC_FAULT_REORDER));
+
+		snprintf(why, sizeof(why), "injector: drop %" PRIu64 " dup %"
+			 PRIu64 " reorder %" PRIu64, drops, dups, reord);
+		if (rank == 0)
+			printf("c23: %s\n", why);
+		verdict("C23 injector dropped, duplicated and reordered",
+			drops > 0 && dups > 0 && reord > 0, why);
+	}
+}
+
+/* C24: ACK loss; no retransmission storm. */
+static void
+suite_c24(void)
+{
+	uint64_t count = (4u << 20) / sizeof(float);
+	float *x = malloc(count * sizeof(float));
+	uint64_t data, retx, acks;
+	struct hc_stats s;
+	char why[160];
+	int i, rc = 0;
+
+	suite_quick("c24");
+	for (i = 0; i < 8 && rc == 0; i++) {
+		hc_pattern_fill(x, HC_DTYPE_FLOAT32, HC_OP_SUM, count, rank);
+		rc = hc_allreduce(comm, x, x, count, HC_DTYPE_FLOAT32,
+				  HC_OP_SUM);
+		if (rc == 0 && hc_pattern_wrong(x, HC_DTYPE_FLOAT32, HC_OP_SUM,
+						count, nranks) != 0)
+			rc = -HC_ERR_INTERNAL;
+	}
+	free(x);
+	verdict("C24 8 all-reduces of 4 MiB exact", rc == 0, hc_strerror(rc));
+	hc_stats_get(ctx, &s);
+	data = sum_ranks(s.hct_data_tx);
+	retx = sum_ranks(s.hct_retransmits);
+	acks = sum_ranks(fault_count(HC_FAULT_DROP));
+	snprintf(why, sizeof(why), "%" PRIu64 " retransmits / %" PRIu64
+		 " DATA = %.2f%% (%" PRIu64 " ACKs dropped)", retx, data,
+		 data > 0 ? 100.0 * retx / data : 0.0, acks);
+	if (rank == 0)
+		printf("c24: %s\n", why);
+	verdict("C24 ACKs were dropped", acks > 0, why);
+	verdict("C24 retransmits < 5% of DATA", retx * 20 < data, why);
+}
+
+/* C25: the last packet of every message dropped once. */
+static void
+suite_c25(void)
+{
+	uint64_t lasts, retx;
+	struct hc_stats s;
+	double t0, dt;
+	char why[160];
+	int32_t v;
+	int i, rc = 0;
+
+	suite_quick("c25");
+	t0 = now_s();
+	for (i = 0; i < 50 && rc == 0; i++) {
+		v = rank;
+		rc = hc_allreduce(comm, &v, &v, 1, HC_DTYPE_INT32, HC_OP_SUM);
+		if (rc == 0 && v != nranks * (nranks - 1) / 2)
+			rc = -HC_ERR_INTERNAL;
+	}
+	dt = now_s() - t0;
+	verdict("C25 50 one-element all-reduces exact", rc == 0,
+		hc_strerror(rc));
+	if (rank == 0)
+		printf("c25: %.2f ms per one-element all-reduce with every "
+		       "tail dropped once\n", dt / 50 * 1e3);
+	hc_stats_get(ctx, &s);
+	lasts = sum_ranks(fault_count(HC_FAULT_DROP_LAST));
+	retx = sum_ranks(s.hct_retransmits);
+	snprintf(why, sizeof(why), "%" PRIu64 " tails dropped, %" PRIu64
+		 " retransmits", lasts, retx);
+	if (rank == 0)
+		printf("c25: %s\n", why);
+	verdict("C25 tails dropped and all retransmitted",
+		lasts > 0 && retx >= lasts, why);
+}
+
+/* C31: all-reduces while hc-launch flaps a tap. Short flap (longer = 0):
+ * all exact. Long flap: the one in flight fails with HC_ERR_PEER_LOST
+ * within the peer timeout + 1 s after the link went down. */
+static void
+suite_c31(int longer)
+{
+	uint64_t count = (1u << 20) / sizeof(float);
+	float *x = malloc(count * sizeof(float));
+	double end = now_s() + env_seconds("HC_CHECK_SECONDS", 8), t0 = 0;
+	double limit = 3.0 + 1.0 + 1.0; /* peer timeout + 1 s + the op */
+	double down = env_seconds("HC_CHECK_FLAP_DOWN", 0), longest = 0;
+	int n = 0, rc = 0;
+	char why[160];
+
+	while (now_s() < end && rc == 0) {
+		hc_pattern_fill(x, HC_DTYPE_FLOAT32, HC_OP_SUM, count, rank);
+		t0 = now_s();
+		rc = hc_allreduce(comm, x, x, count, HC_DTYPE_FLOAT32,
+				  HC_OP_SUM);
+		if (rc == 0 && hc_pattern_wrong(x, HC_DTYPE_FLOAT32, HC_OP_SUM,
+						count, nranks) != 0)
+			rc = -HC_ERR_INTERNAL;
+		n += rc == 0;
+		if (rc == 0 && now_s() - t0 > longest)
+			longest = now_s() - t0;
+	}
+	free(x);
+	snprintf(why, sizeof(why), "%d exact, then %s after %.2f s", n,
+		 hc_strerror(rc), now_s() - t0);
+	if (!longer) {
+		struct hc_stats s;
+		uint64_t lost;
+
+		verdict("C31 1 MiB all-reduces across a short link flap",
+			rc == 0, why);
+		hc_stats_get(ctx, &s);
+		lost = sum_ranks(s.hct_retransmits);
+		snprintf(why, sizeof(why), "%" PRIu64 " retransmits", lost);
+		if (rank == 0)
+			printf("c31: %d all-reduces, %s\n", n, why);
+		verdict("C31 the flap cost retransmissions", lost > 0, why);
+		/* The flap fell inside the loop: some all-reduce waited it
+		 * out (HC_CHECK_FLAP_DOWN: the down time hc-launch uses). */
+		snprintf(why, sizeof(why), "longest all-reduce %.3f s",
+			 longest);
+		if (rank == 0)
+			printf("c31: %s\n", why);
+		verdict("C31 an all-reduce spanned the flap",
+			longest >= down * 0.9, why);
+		return;
+	}
+	printf("c31long: rank %d: %s\n", rank, why);
+	local_verdict("C31 long flap: HC_ERR_PEER_LOST within 5 s of the "
+		      "all-reduce's start",
+		      rc == -HC_ERR_PEER_LOST && now_s() - t0 <= limit, why);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1143,6 +1375,18 @@ main(int argc, char **argv)
 		suite_ping();
 	else if (strcmp(suite, "fault") == 0)
 		suite_fault();
+	else if (strcmp(suite, "c22") == 0)
+		suite_c22();
+	else if (strcmp(suite, "c23") == 0)
+		suite_c23();
+	else if (strcmp(suite, "c24") == 0)
+		suite_c24();
+	else if (strcmp(suite, "c25") == 0)
+		suite_c25();
+	else if (strcmp(suite, "c31") == 0)
+		suite_c31(0);
+	else if (strcmp(suite, "c31long") == 0)
+		suite_c31(1);
 	else if (strcmp(suite, "async") == 0)
 		suite_async();
 	else if (strcmp(suite, "c15") == 0)

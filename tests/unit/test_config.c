@@ -120,6 +120,8 @@ config_suite_init(void)
 	/* these override the file; the tests must not inherit them */
 	unsetenv("HC_FAULT_SEED");
 	unsetenv("HC_FAULT_DROP_DATA_PCT");
+	unsetenv("HC_FAULT");
+	unsetenv("HC_FAULT_DROP_LAST_ONCE");
 	return 0;
 }
 
@@ -378,11 +380,59 @@ test_shipped_files(void)
 	}
 }
 
+/* [fault] rules and drop_last_once; HC_FAULT and HC_FAULT_DROP_LAST_ONCE
+ * win over them. */
+static void
+test_fault_rules(void)
+{
+	static const char head[] = JOB2 RANK0 RANK1 "[fault]\n";
+	struct hc_config cfg;
+	char log[LOG_MAX], needle[128];
+	const char *c;
+	int rc, line = 1;
+
+	CU_ASSERT_EQUAL_FATAL(load_ini(JOB2 RANK0 RANK1 "[fault]\n"
+		"rules = dir=tx,class=data,drop=5 | dir=rx,class=ack,drop=20\n"
+		"drop_last_once = 1\n", &cfg, log, sizeof(log)), 0);
+	CU_ASSERT_STRING_EQUAL(cfg.fault_rules,
+			       "dir=tx,class=data,drop=5 | dir=rx,class=ack,drop=20");
+	CU_ASSERT(cfg.fault_drop_last_once);
+	hc_config_free(&cfg);
+
+	setenv("HC_FAULT", "class=ack,dup=3", 1);
+	setenv("HC_FAULT_DROP_LAST_ONCE", "0", 1);
+	rc = load_ini(JOB2 RANK0 RANK1 "[fault]\nrules = drop=5\n"
+		      "drop_last_once = 1\n", &cfg, log, sizeof(log));
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(cfg.fault_rules, "class=ack,dup=3");
+	CU_ASSERT(!cfg.fault_drop_last_once);
+	hc_config_free(&cfg);
+	setenv("HC_FAULT", "drop=5;dir=sideways", 1);
+	expect_error(JOB2 RANK0 RANK1, "HC_FAULT: rule 2: dir='sideways': not "
+		     "tx, rx or both");
+	unsetenv("HC_FAULT");
+	setenv("HC_FAULT_DROP_LAST_ONCE", "yes", 1);
+	expect_error(JOB2 RANK0 RANK1, "HC_FAULT_DROP_LAST_ONCE: 'yes' is not "
+		     "0 or 1");
+	unsetenv("HC_FAULT_DROP_LAST_ONCE");
+
+	for (c = head; *c != '\0'; c++)
+		line += *c == '\n';
+	snprintf(needle, sizeof(needle), ":%d: [fault] rules: rule 2: unknown "
+		 "key 'drpo'", line);
+	expect_error(JOB2 RANK0 RANK1 "[fault]\nrules = drop=1|drpo=5\n",
+		     needle);
+	snprintf(needle, sizeof(needle), ":%d: [fault] drop_last_once: '2' is "
+		 "not 0 or 1", line);
+	expect_error(JOB2 RANK0 RANK1 "[fault]\ndrop_last_once = 2\n", needle);
+}
+
 static const CU_TestInfo config_tests[] = {
 	{ "config/example.ini, tap-2.ini, tap-4.ini load", test_shipped_files },
 	{ "valid 2-rank file, defaults", test_valid_defaults },
 	{ "valid file with every kind of override", test_valid_overrides },
 	{ "environment overrides the [fault] section", test_env_overrides },
+	{ "[fault] rules, drop_last_once, HC_FAULT", test_fault_rules },
 	{ "error: [job] world_size missing", test_missing_world_size },
 	{ "error: world_size 0", test_world_size_zero },
 	{ "error: [rank.1] missing", test_missing_rank },
