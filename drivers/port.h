@@ -26,6 +26,13 @@ struct hc_port_ops {
 	uint16_t (*tx_burst)(struct hc_port *port, struct rte_mbuf **pkts,
 			     uint16_t n);
 	void (*close)(struct hc_port *port);
+	/** Optional: bytes (whole frames, Ethernet header included) the
+	 *  backend accepted from tx_burst but has not put on the wire yet.
+	 *  NULL: the backend does not know (the DPDK ethdev backend: ethdev
+	 *  offers rte_eth_tx_descriptor_status() per descriptor, not a byte
+	 *  count, and net_tap writes every frame to the kernel within
+	 *  tx_burst), so only the port's own TX queue is counted. */
+	uint64_t (*tx_queued_bytes)(struct hc_port *port);
 };
 
 /** TX queue length in packets; partial bursts stay queued and are retried. */
@@ -52,6 +59,7 @@ struct hc_port {
 	struct hc_fault fault;       /**< injector applied on TX */
 	struct hc_port_stats stats;
 	uint16_t txq_len;
+	uint64_t txq_bytes;          /**< bytes of the frames in txq */
 	struct rte_mbuf *txq[HC_PORT_TXQ];
 };
 
@@ -111,6 +119,22 @@ int hc_port_tx(struct hc_port *port, struct rte_mbuf *m);
 /** Hand queued frames to the backend; what it refuses stays queued.
  *  @return frames still queued. */
 uint16_t hc_port_flush(struct hc_port *port);
+
+/**
+ * Bytes handed to the port but not on the wire yet: the frames in the
+ * port's own TX queue plus, when the backend implements
+ * tx_queued_bytes, what it holds. The transport keeps this under
+ * [transport] tx_ring_max_bytes before it cuts more DATA.
+ */
+static inline uint64_t
+hc_port_tx_pending_bytes(struct hc_port *port)
+{
+	uint64_t b = port->txq_bytes;
+
+	if (port->ops->tx_queued_bytes != NULL)
+		b += port->ops->tx_queued_bytes(port);
+	return b;
+}
 
 /** A fresh mbuf from the port's pool, or NULL. */
 static inline struct rte_mbuf *

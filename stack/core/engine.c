@@ -336,6 +336,10 @@ bring_up(struct hc_ctx *ctx)
 	tc.keepalive_ns = cfg->keepalive_ms * HC_NS_PER_MS;
 	tc.peer_timeout_ns = cfg->peer_timeout_ms * HC_NS_PER_MS;
 	tc.always_on = ctx->engine_lcore != RTE_MAX_LCORE;
+	tc.bulk_min_share_pct = cfg->bulk_min_share_pct;
+	tc.tx_ring_max_bytes = cfg->tx_ring_max_bytes;
+	tc.rx_credit_bdp_pct = cfg->rx_credit_bdp_pct;
+	tc.bdp_bytes = cfg->bdp_bytes;
 	do
 		tc.nonce = (uint32_t)rte_rand();
 	while (tc.nonce == 0);
@@ -569,7 +573,12 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 		s->hct_rtos += f->rtos;
 		s->hct_dup_rx += f->dup_rx;
 		s->hct_acks_tx += f->acks_tx;
+		s->hct_credit_limited += f->credit_limited;
+		for (d = 0; d < HCT_CLASS__MAX; d++)
+			s->hct_data_tx_class[d] += f->data_tx_cls[d];
 	}
 	s->hct_stray_rx = ctx->hct.stats.stray_rx;
+	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
+	s->hct_tx_ring_full = ctx->hct.sched.ring_full;
 	return 0;
 }

@@ -45,8 +45,8 @@ struct hc_request {
 	struct hc_ctx *ctx;
 	struct hc_coll_op op;
 	uint32_t timeout_ms;          /**< per-op timeout */
-	int priority;                 /**< class; used from the transport
-	                               *   issue on */
+	int priority;                 /**< enum hc_priority, never
+	                               *   HC_PRIO_DEFAULT */
 	int state;                    /**< enum hc_req_state, atomic */
 	int status;                   /**< 0 or -HC_ERR_*, valid when DONE */
 };
