@@ -62,6 +62,9 @@
 #include "net.h"
 #include "port.h"
 #include "psn.h"
+#include "suites.h"
+
+unsigned int unit_register_errors; /* add_sched_suite() counts here */
 
 #define IP0 0xc6120001u		/* 198.18.0.1, rank 0 */
 #define IP1 0xc6120002u		/* 198.18.0.2, rank 1 */
@@ -1899,6 +1902,8 @@ main(void)
 	for (t = transport_tests; s != NULL && t->pName != NULL; t++)
 		if (CU_add_test(s, t->pName, t->pTestFunc) == NULL)
 			reg_errors++;
+	add_sched_suite();
+	reg_errors += unit_register_errors;
 	if (reg_errors == 0) {
 		CU_basic_set_mode(CU_BRM_VERBOSE);
 		run = CU_basic_run_tests();
