@@ -492,6 +492,14 @@ log_stats(struct hc_ctx *ctx)
 	       s.net_rx_drops, s.hct_data_tx, s.hct_data_rx, s.hct_retransmits,
 	       s.hct_rtos, s.hct_dup_rx, s.hct_acks_tx, s.hct_stray_rx,
 	       ctx->coll.stats.unexpected_held, ctx->hct.stats.rejected_rx);
+	HC_LOG(INFO, CORE, "rank %u: data tx per class control %" PRIu64
+	       " critical %" PRIu64 " normal %" PRIu64 " bulk %" PRIu64
+	       "; bulk forced %" PRIu64 " tx ring full %" PRIu64
+	       " credit limited %" PRIu64, ctx->rank, s.hct_data_tx_class[0],
+	       s.hct_data_tx_class[HC_PRIO_CRITICAL],
+	       s.hct_data_tx_class[HC_PRIO_NORMAL],
+	       s.hct_data_tx_class[HC_PRIO_BULK], s.hct_bulk_forced,
+	       s.hct_tx_ring_full, s.hct_credit_limited);
 }
 
 int

@@ -7,7 +7,8 @@
  * Poll loop, one iteration (engine_poll in engine.c):
  *   RX burst -> stack/net -> HCT -> collectives (DATA placed in buffers)
  *   -> ACKs for what the burst brought -> timers (RTO, HELLO)
- *   -> cut queued messages into packets -> TX flush.
+ *   -> cut queued messages into packets (the TX scheduler: by class,
+ *   within the port's TX ring budget) -> TX flush.
  * An iteration that found nothing to do counts toward the idle backoff.
  */
 #ifndef HC_CORE_ENGINE_H
