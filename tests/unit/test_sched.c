@@ -208,9 +208,11 @@ static const struct hct_upcalls s_up = {
 
 /* ---- set-up ------------------------------------------------------------ */
 
+static void s_destroy(void);
+
 /* Rank 0 with conf adjusted by the test (tc), upcalls up with ctx. */
 static int
-s_create(const struct hct_conf *tc, int ring_on,
+s_setup(const struct hct_conf *tc, int ring_on,
 	 const struct hct_upcalls *up, void *up_ctx)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
@@ -263,6 +265,18 @@ s_create(const struct hct_conf *tc, int ring_on,
 		f->last_rx_ns = S_T0;
 	}
 	return 0;
+}
+
+/* s_setup(), or a failed test with everything freed. @return 0 or -1. */
+static int
+s_create(const struct hct_conf *tc, int ring_on,
+	 const struct hct_upcalls *up, void *up_ctx)
+{
+	if (s_setup(tc, ring_on, up, up_ctx) == 0)
+		return 0;
+	CU_FAIL("set-up");
+	s_destroy();
+	return -1;
 }
 
 /* The configuration every test starts from: no credits, no TX ring
@@ -382,11 +396,8 @@ test_critical_overtakes_bulk(void)
 
 	tc.bulk_min_share_pct = 5;
 	tc.tx_ring_max_bytes = 4000; /* 3 frames: 0, 1514, 3028 < 4000 */
-	if (s_create(&tc, 1, &s_up, NULL) != 0) {
-		CU_FAIL("set-up");
-		s_destroy();
+	if (s_create(&tc, 1, &s_up, NULL) != 0)
 		return;
-	}
 	s_msg(&bulk, HCT_CLASS_BULK, 50);
 	CU_ASSERT_EQUAL(hct_send(&s.hct, 1, &bulk), 0);
 	s_poll();
@@ -444,11 +455,8 @@ run_share(uint32_t pct)
 	uint64_t bytes_b = 0, bytes_all = 0;
 
 	tc.bulk_min_share_pct = pct;
-	if (s_create(&tc, 0, &s_up, NULL) != 0) {
-		CU_FAIL("set-up");
-		s_destroy();
+	if (s_create(&tc, 0, &s_up, NULL) != 0)
 		return;
-	}
 	s_msg(&bulk, HCT_CLASS_BULK, 100);
 	s_msg(&crit, HCT_CLASS_CRITICAL, 380);
 	CU_ASSERT_EQUAL(hct_send(&s.hct, 2, &bulk), 0);
@@ -501,11 +509,8 @@ test_round_robin(void)
 	struct hct_msg m[3];
 	uint32_t i;
 
-	if (s_create(&tc, 0, &s_up, NULL) != 0) {
-		CU_FAIL("set-up");
-		s_destroy();
+	if (s_create(&tc, 0, &s_up, NULL) != 0)
 		return;
-	}
 	s_msg(&m[0], HCT_CLASS_NORMAL, 4);
 	s_msg(&m[1], HCT_CLASS_NORMAL, 4);
 	s_msg(&m[2], HCT_CLASS_NORMAL, 2);
@@ -534,11 +539,8 @@ test_tx_budget(void)
 
 	tc.bulk_min_share_pct = 5;
 	tc.tx_ring_max_bytes = 10000;
-	if (s_create(&tc, 1, &s_up, NULL) != 0) {
-		CU_FAIL("set-up");
-		s_destroy();
+	if (s_create(&tc, 1, &s_up, NULL) != 0)
 		return;
-	}
 	for (i = 0; i < 3; i++) {
 		s_msg(&m[i], HCT_CLASS_BULK, 100);
 		s_msg(&m[3 + i], HCT_CLASS_CRITICAL, 100);
@@ -572,11 +574,8 @@ test_credit_grant(void)
 
 	tc.rx_credit_bdp_pct = 150;
 	tc.bdp_bytes = 100000;
-	if (s_create(&tc, 0, &s_up, NULL) != 0) {
-		CU_FAIL("set-up");
-		s_destroy();
+	if (s_create(&tc, 0, &s_up, NULL) != 0)
 		return;
-	}
 	s_inject(1, HCT_TYPE_DATA, 0, 0, 0, 64);
 	s_poll();
 	CU_ASSERT_EQUAL_FATAL(s.nlog, 1);
@@ -633,11 +632,8 @@ test_credit_obeyed(void)
 	uint64_t now = S_T0;
 	uint32_t from;
 
-	if (s_create(&tc, 0, &s_up, NULL) != 0) {
-		CU_FAIL("set-up");
-		s_destroy();
+	if (s_create(&tc, 0, &s_up, NULL) != 0)
 		return;
-	}
 	f = &s.hct.flows[1];
 	s_inject(1, HCT_TYPE_ACK, 0, 0, 5, 0);
 	CU_ASSERT_EQUAL(f->peer_credit, 5);
@@ -720,14 +716,14 @@ test_api_priority(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	ctx->cfg.op_timeout_ms = 1000;
 	__cds_wfcq_init(&ctx->qhead, &ctx->qtail);
-	if (s_create(&tc, 0, &up, &ctx->coll) != 0 ||
-	    hc_coll_init(&ctx->coll, &s.hct, 0, 1u << 20, 64) != 0 ||
-	    hc_comm_init_world(&ctx->world, &ctx->coll, ctx, 0, NRANK) != 0) {
-		CU_FAIL("set-up");
-		s_destroy();
+	if (s_create(&tc, 0, &up, &ctx->coll) != 0) {
 		free(ctx);
 		return;
 	}
+	CU_ASSERT_EQUAL_FATAL(hc_coll_init(&ctx->coll, &s.hct, 0, 1u << 20,
+					   64), 0);
+	CU_ASSERT_EQUAL_FATAL(hc_comm_init_world(&ctx->world, &ctx->coll, ctx,
+						 0, NRANK), 0);
 	for (i = 0; i < 3; i++) {
 		buf[i] = calloc(1024, sizeof(float));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(buf[i]);
