@@ -27,7 +27,9 @@
  *
  * Priority classes (enum hct_class: control > critical > normal > bulk):
  * still one flow per peer, so one PSN space, one window and one RTO per
- * peer, with one message queue per class in the flow. Every message
+ * peer, with one message queue per class in the flow (a flow per class
+ * would add up one window per class toward the same receiver and split
+ * the loss signal that SACK and the RTO read). Every message
  * carries its class (struct hct_msg cls); each of its DATA packets
  * carries it in the header's prio byte and as the IPv4 DSCP (hct_tos()),
  * so that switches can queue by class too. The receiver places DATA by
@@ -41,9 +43,13 @@
  * under tx_ring_max_bytes: the rest waits in the class queues, where a
  * later critical message can still overtake it.
  *
- * Receiver credits (fan-in): a receiver grants its active senders (DATA
- * received within rto_min) together rx_credit_bdp_pct % of bdp_bytes, in
+ * Receiver credits (fan-in): a receiver grants its active senders (new
+ * DATA received within rto_min: a sender silent that long has drained
+ * its window or waits for an RTO) together rx_credit_bdp_pct % of bdp_bytes, in
  * full-size packets, split evenly, at least 1 each (hct_credit_grant());
+ * bdp_bytes is configured (link rate x base RTT) rather than taken from
+ * an SRTT, because an SRTT grows with the queueing delay that incast
+ * itself causes, and the grant would then grow with the congestion;
  * the grant rides in the credit field of every packet that acknowledges
  * (ACK, and DATA going back). A sender that heard a credit keeps at most
  * min(window_pkts, credit) packets in flight. The credit is a window, not

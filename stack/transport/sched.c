@@ -21,7 +21,11 @@
  * hct_flow_window(). DATA is cut only while the port's pending bytes
  * (hc_port_tx_pending_bytes()) are under tx_ring_max_bytes, so at most
  * tx_ring_max_bytes plus one frame wait ahead of the next critical packet
- * in the port and the backend.
+ * in the port and the backend. That holds where the backend reports what
+ * it holds (tx_queued_bytes: the sim network); the DPDK ethdev backend
+ * does not, and there only the port's own TX queue is bounded: what the
+ * PMD accepted into its descriptor ring (up to [port] tx_desc frames) is
+ * not seen. ACKs, control packets and retransmissions are not held back.
  */
 #include <rte_common.h>
 
