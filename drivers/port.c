@@ -31,6 +31,7 @@ txq_put(struct hc_port *port, struct rte_mbuf *m)
 		return -HC_ERR_NOMEM;
 	}
 	port->txq[port->txq_len++] = m;
+	port->txq_bytes += m->pkt_len;
 	return 0;
 }
 
@@ -125,7 +126,7 @@ hc_port_flush(struct hc_port *port)
 static uint16_t
 txq_flush(struct hc_port *port)
 {
-	uint16_t done = 0;
+	uint16_t done = 0, i;
 
 	while (done < port->txq_len) {
 		uint16_t n = port->txq_len - done;
@@ -140,6 +141,11 @@ txq_flush(struct hc_port *port)
 			break; /* ring full: keep the rest, in order */
 	}
 	if (done > 0) {
+		/* Frames tx_burst accepted may be freed already: sum the
+		 * bytes of those left. */
+		port->txq_bytes = 0;
+		for (i = done; i < port->txq_len; i++)
+			port->txq_bytes += port->txq[i]->pkt_len;
 		memmove(port->txq, &port->txq[done],
 			(port->txq_len - done) * sizeof(port->txq[0]));
 		port->txq_len -= done;
@@ -161,6 +167,7 @@ hc_port_close(struct hc_port *port)
 		rte_pktmbuf_free(port->rxq[i]);
 	port->rxq_len = 0;
 	hc_fault_free_held(&port->fault);
+	port->txq_bytes = 0;
 	port->ops->close(port);
 	rte_mempool_free(port->pool);
 	port->pool = NULL;

@@ -29,9 +29,13 @@ struct hc_port_ops {
 	uint16_t (*tx_burst)(struct hc_port *port, struct rte_mbuf **pkts,
 			     uint16_t n);
 	void (*close)(struct hc_port *port);
-	/** Optional (NULL for DPDK ethdev): bytes the backend accepted
-	 *  from tx_burst and has not yet put on the wire, i.e. what sits in
-	 *  the NIC's TX ring. For a TX scheduler that keeps that ring short. */
+	/** Optional: bytes (whole frames, Ethernet header included) the
+	 *  backend accepted from tx_burst but has not put on the wire yet,
+	 *  i.e. what sits in the NIC's TX ring (the sim network implements
+	 *  it). NULL: the backend does not know (the DPDK ethdev backend:
+	 *  ethdev offers rte_eth_tx_descriptor_status() per descriptor, not a
+	 *  byte count, and net_tap writes every frame to the kernel within
+	 *  tx_burst), so only the port's own TX queue is counted. */
 	uint64_t (*tx_queued_bytes)(const struct hc_port *port);
 };
 
@@ -66,6 +70,7 @@ struct hc_port {
 	struct hc_port_stats stats;
 	uint16_t txq_len;
 	uint16_t rxq_len;
+	uint64_t txq_bytes;          /**< bytes of the frames in txq */
 	struct rte_mbuf *txq[HC_PORT_TXQ];
 	/** Frames the RX injector passed (duplicates, released frames) and
 	 *  hc_port_rx() did not hand out yet. */
@@ -144,6 +149,18 @@ int hc_port_tx(struct hc_port *port, struct rte_mbuf *m);
  *  held whose time came); what it refuses stays queued.
  *  @return frames still queued. */
 uint16_t hc_port_flush(struct hc_port *port);
+
+/**
+ * Bytes handed to the port but not on the wire yet: the frames in the
+ * port's own TX queue plus, when the backend implements
+ * tx_queued_bytes, what it holds. The transport keeps this under
+ * [transport] tx_ring_max_bytes before it cuts more DATA.
+ */
+static inline uint64_t
+hc_port_tx_pending_bytes(const struct hc_port *port)
+{
+	return port->txq_bytes + hc_port_tx_queued_bytes(port);
+}
 
 /** A fresh mbuf from the port's pool, or NULL. */
 static inline struct rte_mbuf *

@@ -64,6 +64,7 @@ send_slice(struct hc_coll_op *op, uint32_t k)
 	msg->src = wire_buf(op) + first * es;
 	msg->len = len * es;
 	msg->owner = op;
+	msg->cls = op->cls;
 	msg->desc.comm_id = op->comm->id;
 	msg->desc.coll_seq = op->seq;
 	msg->desc.sig = op->sig;

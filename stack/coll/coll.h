@@ -85,6 +85,9 @@ struct hc_coll_op {
 	                         *   itself when acc == dtype, else a buffer of
 	                         *   count acc elements owned by the op */
 	hc_reduce_fn reduce;    /**< kernel on acc elements */
+	uint8_t cls;            /**< enum hct_class of its messages;
+	                         *   HCT_CLASS_NORMAL unless the request
+	                         *   asks for another */
 	int status;             /**< 0 while running or done, else -HC_ERR_* */
 	int done;               /**< 1 when complete (status 0) */
 	int started;            /**< on comm's active list */

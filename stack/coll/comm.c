@@ -272,6 +272,7 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
 	op->reduce = hc_reduce_get(op->acc, rop);
 	op->algo = rooted ? &hc_algo_chain : &hc_algo_ring;
+	op->cls = HCT_CLASS_NORMAL;
 	return 0;
 }
 
@@ -356,6 +357,7 @@ send_signatures(struct hc_coll_op *op, int all)
 		msg->desc.sig = op->sig;
 		msg->desc.step = HC_STEP_SIG;
 		msg->desc.length = sizeof(op->sig_wire);
+		msg->cls = op->cls;
 		op->ctl_left++;
 		rc = hct_send(comm->coll->hct, comm->world[(comm->rank + k) % n],
 			      msg);
@@ -392,6 +394,7 @@ broadcast_abort(struct hc_comm *comm, uint32_t seq, int err)
 		msg->desc.coll_seq = seq;
 		msg->desc.step = HC_STEP_ABORT;
 		msg->desc.length = sizeof(comm->abort_wire);
+		msg->cls = HCT_CLASS_CONTROL; /* ahead of all queued data */
 		hct_send(comm->coll->hct, comm->world[k], msg);
 	}
 }

@@ -75,6 +75,7 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 	msg->src = buf + first * es;
 	msg->len = len * es;
 	msg->owner = op;
+	msg->cls = op->cls;
 	msg->desc.comm_id = op->comm->id;
 	msg->desc.coll_seq = op->seq;
 	msg->desc.sig = op->sig;

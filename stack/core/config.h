@@ -50,6 +50,12 @@ struct hc_config {
 	uint32_t ack_every;       /**< [transport] ack_every, DATA packets */
 	uint32_t keepalive_ms;    /**< [transport] keepalive_ms */
 	uint32_t peer_timeout_ms; /**< [transport] peer_timeout_ms, 0: off */
+	uint32_t bulk_min_share_pct; /**< [transport] bulk_min_share_pct */
+	uint32_t tx_ring_max_bytes;  /**< [transport] tx_ring_max_bytes, 0:
+	                              *   no bound */
+	uint32_t rx_credit_bdp_pct;  /**< [transport] rx_credit_bdp_pct, 0:
+	                              *   no receiver credits */
+	uint32_t bdp_bytes;          /**< [transport] bdp_bytes */
 	uint32_t slice_bytes;     /**< [coll] slice_bytes */
 	uint32_t unexpected_max;  /**< [coll] unexpected_max, packets held */
 	enum hc_idle_mode idle;   /**< [engine] idle */

@@ -385,6 +385,10 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	tc.keepalive_ns = cfg->keepalive_ms * HC_NS_PER_MS;
 	tc.peer_timeout_ns = cfg->peer_timeout_ms * HC_NS_PER_MS;
 	tc.always_on = ctx->engine_lcore != RTE_MAX_LCORE;
+	tc.bulk_min_share_pct = cfg->bulk_min_share_pct;
+	tc.tx_ring_max_bytes = cfg->tx_ring_max_bytes;
+	tc.rx_credit_bdp_pct = cfg->rx_credit_bdp_pct;
+	tc.bdp_bytes = cfg->bdp_bytes;
 	do
 		tc.nonce = (uint32_t)rte_rand();
 	while (tc.nonce == 0);
@@ -537,6 +541,14 @@ log_stats(struct hc_ctx *ctx)
 	       s.net_rx_drops, s.hct_data_tx, s.hct_data_rx, s.hct_retransmits,
 	       s.hct_rtos, s.hct_dup_rx, s.hct_acks_tx, s.hct_stray_rx,
 	       ctx->coll.stats.unexpected_held, ctx->hct.stats.rejected_rx);
+	HC_LOG(INFO, CORE, "rank %u: data tx per class control %" PRIu64
+	       " critical %" PRIu64 " normal %" PRIu64 " bulk %" PRIu64
+	       "; bulk forced %" PRIu64 " tx ring full %" PRIu64
+	       " credit limited %" PRIu64, ctx->rank, s.hct_data_tx_class[0],
+	       s.hct_data_tx_class[HC_PRIO_CRITICAL],
+	       s.hct_data_tx_class[HC_PRIO_NORMAL],
+	       s.hct_data_tx_class[HC_PRIO_BULK], s.hct_bulk_forced,
+	       s.hct_tx_ring_full, s.hct_credit_limited);
 }
 
 int
@@ -624,8 +636,13 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 		s->hct_rtos += f->rtos;
 		s->hct_dup_rx += f->dup_rx;
 		s->hct_acks_tx += f->acks_tx;
+		s->hct_credit_limited += f->credit_limited;
+		for (d = 0; d < HCT_CLASS__MAX; d++)
+			s->hct_data_tx_class[d] += f->data_tx_cls[d];
 	}
 	s->hct_stray_rx = ctx->hct.stats.stray_rx;
+	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
+	s->hct_tx_ring_full = ctx->hct.sched.ring_full;
 	return 0;
 }
 

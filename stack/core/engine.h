@@ -7,7 +7,8 @@
  * Poll loop, one iteration (engine_poll in engine.c):
  *   RX burst -> stack/net -> HCT -> collectives (DATA placed in buffers)
  *   -> ACKs for what the burst brought -> timers (RTO, HELLO)
- *   -> cut queued messages into packets -> TX flush.
+ *   -> cut queued messages into packets (the TX scheduler: by class,
+ *   within the port's TX ring budget) -> TX flush.
  * An iteration that found nothing to do counts toward the idle backoff.
  */
 #ifndef HC_CORE_ENGINE_H
@@ -47,8 +48,8 @@ struct hc_request {
 	struct hc_ctx *ctx;
 	struct hc_coll_op op;
 	uint32_t timeout_ms;          /**< per-op timeout */
-	int priority;                 /**< class; used from the transport
-	                               *   issue on */
+	int priority;                 /**< enum hc_priority, never
+	                               *   HC_PRIO_DEFAULT */
 	int state;                    /**< enum hc_req_state, atomic */
 	int status;                   /**< 0 or -HC_ERR_*, valid when DONE */
 };

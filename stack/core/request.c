@@ -64,7 +64,10 @@ submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
 	req->ctx = ctx;
 	req->timeout_ms = opts != NULL && opts->timeout_ms != 0 ?
 			  opts->timeout_ms : ctx->cfg.op_timeout_ms;
-	req->priority = opts != NULL ? (int)opts->priority : HC_PRIO_NORMAL;
+	req->priority = opts != NULL && opts->priority != HC_PRIO_DEFAULT ?
+			(int)opts->priority : HC_PRIO_NORMAL;
+	/* enum hc_priority's values 1..3 are enum hct_class's. */
+	req->op.cls = (uint8_t)req->priority;
 	req->state = HC_REQ_QUEUED;
 	cds_wfcq_node_init(&req->qnode);
 	cds_wfcq_enqueue(&ctx->qhead, &ctx->qtail, &req->qnode);

@@ -133,18 +133,26 @@ struct hc_init_params {
 	int progress;
 };
 
-/** Traffic classes, most urgent first. Carried by every request; the
- *  transport serves one class until priority scheduling lands. */
+/** Priority class of a collective's traffic (struct hc_op_opts
+ *  priority). The transport sends DATA strictly by class (critical before
+ *  normal before bulk), except that bulk gets at least [transport]
+ *  bulk_min_share_pct of the bytes while it has data; the class also
+ *  travels as the IPv4 DSCP (critical EF, normal CS0, bulk CS1, RFC 4594)
+ *  for switches. A class above critical is reserved for the stack's own
+ *  control traffic. Any value not listed here is -HC_ERR_INVAL. */
 enum hc_priority {
-	HC_PRIO_CONTROL = 0,
-	HC_PRIO_CRITICAL,
-	HC_PRIO_NORMAL,
-	HC_PRIO_BULK,
+	HC_PRIO_DEFAULT = 0,  /**< HC_PRIO_NORMAL; what a zeroed struct
+	                       *   hc_op_opts asks for */
+	HC_PRIO_CRITICAL = 1, /**< latency-critical, e.g. small all-reduces
+	                       *   on the critical path */
+	HC_PRIO_NORMAL = 2,   /**< the default */
+	HC_PRIO_BULK = 3,     /**< throughput, e.g. bulk gradient traffic */
 };
 
 /** Per-operation options; NULL means all defaults. */
 struct hc_op_opts {
-	enum hc_priority priority; /**< class of the collective's traffic */
+	enum hc_priority priority; /**< class of the collective's traffic;
+	                            *   0 (HC_PRIO_DEFAULT): normal */
 	uint32_t timeout_ms;       /**< fail with HC_ERR_TIMEOUT after this
 	                            *   many ms from submission; 0: the
 	                            *   file's [engine] op_timeout_ms */
@@ -402,6 +410,16 @@ struct hc_stats {
 	uint64_t hct_acks_tx;       /**< pure ACK packets sent */
 	uint64_t hct_stray_rx;      /**< HCT packets of another job, run or
 	                             *   rank, or malformed: dropped */
+	uint64_t hct_data_tx_class[4]; /**< DATA packets, first copies, per
+	                                *   class: [0] the stack's control
+	                                *   messages, then indexed by
+	                                *   HC_PRIO_CRITICAL, _NORMAL, _BULK */
+	uint64_t hct_bulk_forced;   /**< bulk packets sent ahead of a higher
+	                             *   class by bulk_min_share_pct */
+	uint64_t hct_tx_ring_full;  /**< times DATA waited because the port
+	                             *   held tx_ring_max_bytes */
+	uint64_t hct_credit_limited; /**< times a peer's receiver credit (not
+	                              *   the window) stopped our DATA */
 };
 
 /**

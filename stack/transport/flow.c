@@ -15,12 +15,12 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 	 const struct hct_conf *conf, const struct hct_upcalls *up,
 	 void *up_ctx)
 {
-	uint32_t size, i, payload;
+	uint32_t size, i, j, payload;
 
 	memset(t, 0, sizeof(*t));
 	if (net == NULL || conf == NULL || up == NULL || conf->nonce == 0 ||
 	    conf->window_pkts == 0 || conf->window_pkts > 4096 ||
-	    conf->rank >= conf->world_size)
+	    conf->rank >= conf->world_size || conf->bulk_min_share_pct > 50)
 		return -HC_ERR_INVAL;
 	payload = hc_net_udp_payload_max(net);
 	if (payload < HCT_HDR_LEN + 64) {
@@ -38,7 +38,8 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 	t->mss = (payload - HCT_HDR_LEN) & ~7u;
 	size = rte_align32pow2(conf->window_pkts);
 	t->mask = size - 1;
-	TAILQ_INIT(&t->txlist);
+	for (i = 0; i < HCT_CLASS__MAX; i++)
+		TAILQ_INIT(&t->txlist[i]);
 	t->flows = calloc(conf->world_size, sizeof(*t->flows));
 	if (t->flows == NULL)
 		return -HC_ERR_NOMEM;
@@ -49,7 +50,8 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		f->peer_ip = conf->peer_ip[i];
 		f->rto_ns = conf->rto_init_ns;
 		f->snd_una = f->snd_nxt = f->rcv_nxt = conf->initial_psn;
-		TAILQ_INIT(&f->msgs);
+		for (j = 0; j < HCT_CLASS__MAX; j++)
+			TAILQ_INIT(&f->msgs[j]);
 		if (i == conf->rank)
 			continue;
 		f->slots = calloc(size, sizeof(*f->slots));
@@ -102,7 +104,7 @@ hct_drained(const struct hct *t)
 
 		if (f->state == HCT_FLOW_LOST)
 			continue;
-		if (f->snd_una != f->snd_nxt || !TAILQ_EMPTY(&f->msgs))
+		if (f->snd_una != f->snd_nxt || f->in_txlist != 0)
 			return 0;
 	}
 	return 1;
@@ -116,16 +118,15 @@ hct_cancel_owner(struct hct *t, const void *owner)
 	for (i = 0; i < t->conf.world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 		struct hct_msg *m, *next;
+		unsigned int c;
 
-		for (m = TAILQ_FIRST(&f->msgs); m != NULL; m = next) {
-			next = TAILQ_NEXT(m, link);
-			if (m->owner == owner)
-				TAILQ_REMOVE(&f->msgs, m, link);
-		}
-		if (f->in_txlist && TAILQ_EMPTY(&f->msgs)) {
-			TAILQ_REMOVE(&t->txlist, f, txlink);
-			f->in_txlist = 0;
-		}
+		for (c = 0; c < HCT_CLASS__MAX; c++)
+			for (m = TAILQ_FIRST(&f->msgs[c]); m != NULL; m = next) {
+				next = TAILQ_NEXT(m, link);
+				if (m->owner == owner)
+					TAILQ_REMOVE(&f->msgs[c], m, link);
+			}
+		hct_sched_prune(t, f);
 	}
 }
 
@@ -145,7 +146,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 	p->src_rank = (uint16_t)t->conf.rank;
 	p->dst_rank = (uint16_t)f->peer;
 	p->ts_ns = now;
-	p->prio = type == HCT_TYPE_DATA ? HCT_CLASS_NORMAL : HCT_CLASS_CONTROL;
+	p->prio = HCT_CLASS_CONTROL; /* DATA: the caller sets its class */
 	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK) {
 		if (t->conf.always_on)
 			p->flags = HCT_F_ALWAYS_ON;
@@ -157,6 +158,8 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		f->rnr = 0;
 	}
 	p->ack_psn = f->rcv_nxt;
+	p->credit = hct_credit_grant(t, f, now);
+	f->credit_granted = p->credit;
 	for (i = 1; i <= HCT_SACK_BITS && i <= t->mask; i++) {
 		uint32_t psn = f->rcv_nxt + i;
 
@@ -169,6 +172,27 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 						     (uint64_t)UINT32_MAX);
 	f->rx_unacked = 0;
 	f->ack_now = 0;
+}
+
+uint16_t
+hct_credit_grant(struct hct *t, const struct hct_flow *f, uint64_t now)
+{
+	uint64_t total, grant;
+	uint32_t i, n = 0;
+
+	if (t->conf.rx_credit_bdp_pct == 0)
+		return 0;
+	for (i = 0; i < t->conf.world_size; i++) {
+		const struct hct_flow *o = &t->flows[i];
+
+		if (o == f || (o->data_rx_ns != 0 &&
+			       now - o->data_rx_ns <= t->conf.rto_min_ns))
+			n++;
+	}
+	total = (uint64_t)t->conf.rx_credit_bdp_pct * t->conf.bdp_bytes /
+		(100 * (uint64_t)t->mss);
+	grant = RTE_MIN(total, (uint64_t)UINT16_MAX) / n;
+	return (uint16_t)RTE_MAX(grant, (uint64_t)1);
 }
 
 /* Send a header-only packet. */
@@ -209,15 +233,15 @@ hct_send_probe(struct hct *t, struct hct_flow *f)
 static void
 flow_lost(struct hct *t, struct hct_flow *f, const char *why)
 {
+	unsigned int c;
+
 	if (f->state == HCT_FLOW_LOST)
 		return;
 	HC_LOG(ERR, TRANSPORT, "peer rank %u lost: %s", f->peer, why);
 	f->state = HCT_FLOW_LOST;
-	TAILQ_INIT(&f->msgs);
-	if (f->in_txlist) {
-		TAILQ_REMOVE(&t->txlist, f, txlink);
-		f->in_txlist = 0;
-	}
+	for (c = 0; c < HCT_CLASS__MAX; c++)
+		TAILQ_INIT(&f->msgs[c]);
+	hct_sched_prune(t, f);
 	t->up.peer_lost(t->up_ctx, f->peer);
 }
 

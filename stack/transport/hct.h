@@ -3,7 +3,7 @@
  * @file
  * HCT v1, the reliable collective transport.
  *
- * One flow per peer rank (a single priority class in v1). Sender: PSNs
+ * One flow per peer rank. Sender: PSNs
  * from 0 per incarnation, a fixed window of window_pkts unacknowledged
  * packets, each kept (mbuf reference) until cumulatively or selectively
  * acknowledged. Retransmission on timeout with RTO per RFC 6298 (SRTT,
@@ -24,6 +24,38 @@
  * a buffer with a descriptor (comm, sequence, signature, step, offset);
  * it is cut into MSS-sized DATA packets, each saying where its payload
  * belongs, and delivered upward packet by packet in any order.
+ *
+ * Priority classes (enum hct_class: control > critical > normal > bulk):
+ * still one flow per peer, so one PSN space, one window and one RTO per
+ * peer, with one message queue per class in the flow (a flow per class
+ * would add up one window per class toward the same receiver and split
+ * the loss signal that SACK and the RTO read). Every message
+ * carries its class (struct hct_msg cls); each of its DATA packets
+ * carries it in the header's prio byte and as the IPv4 DSCP (hct_tos()),
+ * so that switches can queue by class too. The receiver places DATA by
+ * offset and needs no order between messages, so classes may overtake
+ * each other inside a flow. ACKs, HELLOs and probes go out at once as
+ * before; the TX scheduler (sched.c) then cuts DATA: strictly by class,
+ * except that bulk gets at least [transport] bulk_min_share_pct of the
+ * DATA bytes while it has sendable data (a deficit counter), and within
+ * a class round-robin across peers, one packet at a time. It cuts DATA
+ * only while the bytes handed to the port and not yet on the wire are
+ * under tx_ring_max_bytes: the rest waits in the class queues, where a
+ * later critical message can still overtake it.
+ *
+ * Receiver credits (fan-in): a receiver grants its active senders (new
+ * DATA received within rto_min: a sender silent that long has drained
+ * its window or waits for an RTO) together rx_credit_bdp_pct % of bdp_bytes, in
+ * full-size packets, split evenly, at least 1 each (hct_credit_grant());
+ * bdp_bytes is configured (link rate x base RTT) rather than taken from
+ * an SRTT, because an SRTT grows with the queueing delay that incast
+ * itself causes, and the grant would then grow with the congestion;
+ * the grant rides in the credit field of every packet that acknowledges
+ * (ACK, and DATA going back). A sender that heard a credit keeps at most
+ * min(window_pkts, credit) packets in flight. The credit is a window, not
+ * a count of tokens, and never below 1, so it cannot deadlock: a sender
+ * limited to 1 packet whose packet or ACK is lost gets it through again
+ * by the RTO, once per RTO.
  *
  * Driven by three inputs: hct_input() (a received packet), hct_tick()
  * (the clock) and hct_send() (a request); sends go through stack/net only.
@@ -60,6 +92,7 @@ struct hct_msg {
 	uint64_t done;          /**< bytes already cut into packets */
 	struct hct_data_desc desc; /**< offset and length of the whole msg */
 	void *owner;            /**< for the caller */
+	uint8_t cls;            /**< enum hct_class, set by the caller */
 };
 TAILQ_HEAD(hct_msg_list, hct_msg);
 
@@ -102,6 +135,15 @@ struct hct_conf {
 	uint32_t initial_psn;     /**< first PSN of every flow, both ways;
 	                           *   0 in the stack, set by tests to
 	                           *   exercise wrap-around */
+	uint32_t bulk_min_share_pct; /**< percent of DATA bytes bulk gets at
+	                              *   least while it has data, 0..50 */
+	uint64_t tx_ring_max_bytes; /**< bytes handed to the port and not on
+	                             *   the wire (hc_port_tx_pending_bytes)
+	                             *   above which no DATA is cut; 0: no
+	                             *   bound */
+	uint32_t rx_credit_bdp_pct; /**< total receiver credit, percent of
+	                             *   bdp_bytes; 0: no credits */
+	uint64_t bdp_bytes;       /**< this rank's link rate x base RTT */
 };
 
 struct hct_slot {
@@ -120,6 +162,12 @@ struct hct_flow_stats {
 	uint64_t rtos;
 	uint64_t dup_rx;
 	uint64_t acks_tx;
+	uint64_t data_tx_cls[HCT_CLASS__MAX];    /**< DATA packets, first
+	                                          *   copies, per class */
+	uint64_t data_bytes_cls[HCT_CLASS__MAX]; /**< their HCT bytes
+	                                          *   (header + payload) */
+	uint64_t credit_limited;  /**< times the peer's credit, not our
+	                           *   window, stopped queued DATA */
 };
 
 enum hct_flow_state {
@@ -147,9 +195,12 @@ struct hct_flow {
 	uint64_t rto_ns;         /**< current, with backoff */
 	uint64_t rto_deadline_ns; /**< 0: timer off */
 	uint32_t rto_retries;    /**< consecutive RTOs without progress */
-	struct hct_msg_list msgs;
-	int in_txlist;
-	TAILQ_ENTRY(hct_flow) txlink;
+	struct hct_msg_list msgs[HCT_CLASS__MAX]; /**< queued, per class */
+	uint32_t in_txlist;      /**< bit c: on t->txlist[c] */
+	TAILQ_ENTRY(hct_flow) txlink[HCT_CLASS__MAX];
+	uint16_t peer_credit;    /**< the peer's last grant, packets; 0:
+	                          *   none heard (window_pkts alone) */
+	int credit_blocked;      /**< the credit stops us now */
 	/* receiver */
 	uint32_t rcv_nxt;        /**< every PSN before it was received */
 	uint64_t *rcv_bits;      /**< window bitmap, indexed psn & mask */
@@ -158,6 +209,8 @@ struct hct_flow {
 	int rnr;                 /**< we refused DATA: say so in the next ACK */
 	uint64_t echo_ts_ns;     /**< ts_ns of the last DATA received */
 	uint64_t echo_arrival_ns;
+	uint64_t data_rx_ns;     /**< last new DATA from the peer; 0: never */
+	uint16_t credit_granted; /**< our last grant to the peer, packets */
 	struct hct_flow_stats stats;
 };
 TAILQ_HEAD(hct_flow_list, hct_flow);
@@ -167,6 +220,19 @@ struct hct_stats {
 	uint64_t rejected_rx; /**< DATA refused by the upper layer */
 };
 
+/** TX scheduler state (sched.c), readable by benchmarks. */
+struct hct_sched {
+	uint64_t picks[HCT_CLASS__MAX]; /**< DATA packets cut per class */
+	uint64_t bulk_forced;   /**< of picks[BULK], those taken from a
+	                         *   higher class by the minimum share */
+	int64_t bulk_deficit;   /**< bytes x 100: > 0 means bulk is owed a
+	                         *   packet (see sched.c) */
+	uint64_t ring_full;     /**< hct_tx() calls stopped by
+	                         *   tx_ring_max_bytes with DATA waiting */
+	uint64_t ring_max_seen; /**< most pending port bytes seen right
+	                         *   after a DATA packet was cut */
+};
+
 struct hct {
 	struct hc_net *net;
 	const struct hc_clock *clk;
@@ -174,7 +240,10 @@ struct hct {
 	uint32_t mask;        /**< window slots - 1 */
 	uint32_t mss;         /**< DATA payload bytes per packet, multiple of 8 */
 	struct hct_flow *flows; /**< world_size; our own entry unused */
-	struct hct_flow_list txlist; /**< flows with queued messages */
+	/** Per class, the flows with queued messages of that class, in
+	 *  round-robin order. */
+	struct hct_flow_list txlist[HCT_CLASS__MAX];
+	struct hct_sched sched;
 	struct hct_upcalls up;
 	void *up_ctx;
 	struct hct_stats stats;
@@ -190,10 +259,13 @@ void hct_free(struct hct *t);
 void hct_input(void *t, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	       const uint8_t *payload, uint16_t len);
 
-/** Queue msg for peer. @return 0, -HC_ERR_INVAL, -HC_ERR_PEER_LOST. */
+/** Queue msg for peer in the queue of its class msg->cls.
+ *  @return 0, -HC_ERR_INVAL (peer, msg, len 0 or cls >= HCT_CLASS__MAX),
+ *          -HC_ERR_PEER_LOST. */
 int hct_send(struct hct *t, uint32_t peer, struct hct_msg *msg);
 
-/** Cut queued messages into packets while windows allow.
+/** Cut queued messages into packets while windows, credits and the
+ *  TX ring budget allow, in the scheduler's order (sched.c).
  *  @return packets sent. */
 uint32_t hct_tx(struct hct *t);
 
@@ -213,6 +285,20 @@ int hct_drained(const struct hct *t);
  *  the owner failed: their source buffers go back to the application);
  *  packets already sent keep being retransmitted until acknowledged. */
 void hct_cancel_owner(struct hct *t, const void *owner);
+
+/**
+ * The credit this receiver grants f's peer now, in packets: 0 when
+ * credits are off (rx_credit_bdp_pct 0), else max(1, floor(min(65535,
+ * T) / n)) with T = floor(rx_credit_bdp_pct * bdp_bytes / (100 * mss))
+ * the total grant and n the peers whose last new DATA arrived at most
+ * rto_min_ns ago, f's peer counted in any case.
+ */
+uint16_t hct_credit_grant(struct hct *t, const struct hct_flow *f,
+			  uint64_t now);
+
+/** Packets f may have in flight: window_pkts, or the peer's credit when
+ *  it granted less. */
+uint32_t hct_flow_window(const struct hct *t, const struct hct_flow *f);
 
 /** The flow of a peer, or NULL. */
 static inline struct hct_flow *

@@ -48,4 +48,18 @@ void hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 int hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn,
 		   uint64_t now);
 
+/* tx.c: cut the next DATA packet of the head message of f's class cls
+ * queue. @return the HCT packet's bytes (header + payload), or
+ * -HC_ERR_NOMEM. */
+int hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
+		 uint64_t now);
+
+/* sched.c */
+/* Put f on the round-robin list of class cls (if not there yet). */
+void hct_sched_enqueue(struct hct *t, struct hct_flow *f, unsigned int cls);
+/* Take f off the lists of the classes whose queues are empty. */
+void hct_sched_prune(struct hct *t, struct hct_flow *f);
+/* The loop of hct_tx(). @return DATA packets cut. */
+uint32_t hct_sched_tx(struct hct *t, uint64_t now);
+
 #endif

@@ -69,6 +69,8 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 
 	if (!(p->flags & HCT_F_ACK_VALID))
 		return;
+	if (p->credit != 0)
+		f->peer_credit = p->credit;
 	/* Refused for lack of room is not lost: the retry budget counts
 	 * only timeouts that hear nothing from the peer. */
 	if (p->flags & HCT_F_RNR)
@@ -152,6 +154,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	if (v == HCT_RX_CONSUMED)
 		rte_pktmbuf_free(m);
 	f->stats.data_rx++;
+	f->data_rx_ns = now;
 	if (psn != f->rcv_nxt)
 		f->ack_now = 1; /* a hole: tell the sender at once */
 	hct_rx_bit_set(t, f, psn, 1);

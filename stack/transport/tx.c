@@ -11,9 +11,6 @@
 #include "hct_internal.h"
 #include "log.h"
 
-/* DATA packets cut per flow per hct_tx() call, so that a large window
- * does not keep the engine from reading its RX ring for long. */
-#define HCT_TX_BUDGET 64
 /* Packets retransmitted per RTO at most. */
 #define HCT_RTO_BUDGET 64
 
@@ -22,16 +19,14 @@ hct_send(struct hct *t, uint32_t peer, struct hct_msg *msg)
 {
 	struct hct_flow *f = hct_flow(t, peer);
 
-	if (f == NULL || msg == NULL || msg->len == 0)
+	if (f == NULL || msg == NULL || msg->len == 0 ||
+	    msg->cls >= HCT_CLASS__MAX)
 		return -HC_ERR_INVAL;
 	if (f->state == HCT_FLOW_LOST)
 		return -HC_ERR_PEER_LOST;
 	msg->done = 0;
-	TAILQ_INSERT_TAIL(&f->msgs, msg, link);
-	if (!f->in_txlist) {
-		TAILQ_INSERT_TAIL(&t->txlist, f, txlink);
-		f->in_txlist = 1;
-	}
+	TAILQ_INSERT_TAIL(&f->msgs[msg->cls], msg, link);
+	hct_sched_enqueue(t, f, msg->cls);
 	return 0;
 }
 
@@ -69,11 +64,11 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	return hc_net_udp_send(t->net, f->peer_ip, hct_tos(h[3]), c);
 }
 
-/* Cut the next packet of the head message of f. */
-static int
-send_one(struct hct *t, struct hct_flow *f, uint64_t now)
+int
+hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
+	     uint64_t now)
 {
-	struct hct_msg *msg = TAILQ_FIRST(&f->msgs);
+	struct hct_msg *msg = TAILQ_FIRST(&f->msgs[cls]);
 	uint32_t len = (uint32_t)RTE_MIN((uint64_t)t->mss, msg->len - msg->done);
 	struct hct_slot *s = &f->slots[f->snd_nxt & t->mask];
 	struct rte_mbuf *m = hc_port_alloc(t->net->port);
@@ -88,6 +83,7 @@ send_one(struct hct *t, struct hct_flow *f, uint64_t now)
 		return -HC_ERR_NOMEM;
 	}
 	hct_fill_common(t, f, &p, HCT_TYPE_DATA, now);
+	p.prio = (uint8_t)cls;
 	p.psn = f->snd_nxt;
 	p.comm_id = msg->desc.comm_id;
 	p.coll_seq = msg->desc.coll_seq;
@@ -110,39 +106,22 @@ send_one(struct hct *t, struct hct_flow *f, uint64_t now)
 	f->snd_nxt++;
 	msg->done += len;
 	f->stats.data_tx++;
+	f->stats.data_tx_cls[cls]++;
+	f->stats.data_bytes_cls[cls] += s->len;
 	if (f->rto_deadline_ns == 0)
 		f->rto_deadline_ns = now + f->rto_ns;
-	hc_net_udp_send(t->net, f->peer_ip, hct_tos(p.prio), m);
+	hc_net_udp_send(t->net, f->peer_ip, hct_tos(cls), m);
 	if (msg->done == msg->len) {
-		TAILQ_REMOVE(&f->msgs, msg, link);
+		TAILQ_REMOVE(&f->msgs[cls], msg, link);
 		t->up.msg_sent(t->up_ctx, msg);
 	}
-	return 0;
+	return (int)(HCT_HDR_LEN + len);
 }
 
 uint32_t
 hct_tx(struct hct *t)
 {
-	struct hct_flow *f, *next;
-	uint32_t sent = 0;
-	uint64_t now = hc_clock_now(t->clk);
-
-	for (f = TAILQ_FIRST(&t->txlist); f != NULL; f = next) {
-		uint32_t budget = HCT_TX_BUDGET;
-
-		next = TAILQ_NEXT(f, txlink);
-		while (budget > 0 && !TAILQ_EMPTY(&f->msgs) &&
-		       f->snd_nxt - f->snd_una < t->conf.window_pkts &&
-		       send_one(t, f, now) == 0) {
-			budget--;
-			sent++;
-		}
-		if (TAILQ_EMPTY(&f->msgs)) {
-			TAILQ_REMOVE(&t->txlist, f, txlink);
-			f->in_txlist = 0;
-		}
-	}
-	return sent;
+	return hct_sched_tx(t, hc_clock_now(t->clk));
 }
 
 /* RFC 6298 5.4-5.7: retransmit, back off, restart the timer; after

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 
 #include "hypercomm.h"

@@ -730,26 +730,33 @@ cpu_s(void)
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-/* 64 all-reduces in flight at once, of different sizes and types, then
- * waited for together; each exact. */
+/* 64 all-reduces in flight at once, of different sizes and types and
+ * of every priority class in turn (so classes overtake each other inside
+ * each flow), then waited for together; each exact. */
 static void
 suite_async(void)
 {
 	enum { NREQ = 64 };
+	static const enum hc_priority prio[4] = { HC_PRIO_DEFAULT,
+		HC_PRIO_CRITICAL, HC_PRIO_NORMAL, HC_PRIO_BULK };
 	struct hc_request *req[NREQ];
+	struct hc_op_opts opts = { HC_PRIO_DEFAULT, 0 };
+	struct hc_stats s0, s1;
 	void *buf[NREQ];
 	uint64_t count[NREQ];
 	int st[NREQ], i, bad = 0, rc;
 	char why[160] = "";
 
+	hc_stats_get(ctx, &s0);
 	for (i = 0; i < NREQ; i++) {
 		enum hc_dtype d = (enum hc_dtype)(i % HC_DTYPE__MAX);
 
 		count[i] = 1 + (uint64_t)i * 977;
 		buf[i] = malloc(count[i] * hc_dtype_size(d));
 		hc_pattern_fill(buf[i], d, HC_OP_SUM, count[i], rank);
+		opts.priority = prio[i % 4];
 		rc = hc_iallreduce(comm, buf[i], buf[i], count[i], d, HC_OP_SUM,
-				   NULL, &req[i]);
+				   &opts, &req[i]);
 		if (rc != 0) {
 			snprintf(why, sizeof(why), "hc_iallreduce %d: %s", i,
 				 hc_strerror(rc));
@@ -774,6 +781,22 @@ suite_async(void)
 		rc == 0 && bad == 0, why);
 	verdict("async: hc_wait_all set every request to NULL",
 		req[0] == NULL && req[NREQ - 1] == NULL, "request left");
+	hc_stats_get(ctx, &s1);
+	snprintf(why, sizeof(why), "DATA sent critical %" PRIu64 " normal %"
+		 PRIu64 " bulk %" PRIu64,
+		 s1.hct_data_tx_class[HC_PRIO_CRITICAL] -
+		 s0.hct_data_tx_class[HC_PRIO_CRITICAL],
+		 s1.hct_data_tx_class[HC_PRIO_NORMAL] -
+		 s0.hct_data_tx_class[HC_PRIO_NORMAL],
+		 s1.hct_data_tx_class[HC_PRIO_BULK] -
+		 s0.hct_data_tx_class[HC_PRIO_BULK]);
+	verdict("async: DATA of the critical, normal and bulk classes sent",
+		s1.hct_data_tx_class[HC_PRIO_CRITICAL] >
+		s0.hct_data_tx_class[HC_PRIO_CRITICAL] &&
+		s1.hct_data_tx_class[HC_PRIO_NORMAL] >
+		s0.hct_data_tx_class[HC_PRIO_NORMAL] &&
+		s1.hct_data_tx_class[HC_PRIO_BULK] >
+		s0.hct_data_tx_class[HC_PRIO_BULK], why);
 }
 
 /* C17: the last rank never joins; the others fail with HC_ERR_TIMEOUT

@@ -146,6 +146,10 @@ test_valid_defaults(void)
 	CU_ASSERT_EQUAL(cfg.window_pkts, 256);
 	CU_ASSERT_EQUAL(cfg.rto_min_us, 2000);
 	CU_ASSERT_EQUAL(cfg.rto_max_us, 500000);
+	CU_ASSERT_EQUAL(cfg.bulk_min_share_pct, 5);
+	CU_ASSERT_EQUAL(cfg.tx_ring_max_bytes, 16384);
+	CU_ASSERT_EQUAL(cfg.rx_credit_bdp_pct, 150);
+	CU_ASSERT_EQUAL(cfg.bdp_bytes, 100000);
 	CU_ASSERT_EQUAL(cfg.slice_bytes, 262144);
 	CU_ASSERT_EQUAL(cfg.idle, HC_IDLE_SLEEP);
 	CU_ASSERT_EQUAL(cfg.fault_seed, 1);
@@ -317,6 +321,9 @@ test_non_numeric(void)
 		     ":12: [transport] window_pkts: '-1' is not an integer");
 	expect_error(JOB2 RANK0 RANK1 "[transport]\nwindow_pkts = 4097\n",
 		     ":12: [transport] window_pkts: '4097' is not an integer");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\nbulk_min_share_pct = 51\n",
+		     ":12: [transport] bulk_min_share_pct: '51' is not an "
+		     "integer in 0..50");
 }
 
 static void

@@ -62,6 +62,9 @@
 #include "net.h"
 #include "port.h"
 #include "psn.h"
+#include "suites.h"
+
+unsigned int unit_register_errors; /* add_sched_suite() counts here */
 
 #define IP0 0xc6120001u		/* 198.18.0.1, rank 0 */
 #define IP1 0xc6120002u		/* 198.18.0.2, rank 1 */
@@ -165,6 +168,8 @@ struct wire {
 	uint64_t held_n[2];
 	uint64_t delayed[2][CLS_N];
 	uint64_t overflow;	/* frames lost to a full FIFO or pool */
+	uint32_t max_inflight_credit; /* rank 0's most DATA packets in flight
+				       * to rank 1 once it heard a credit */
 };
 
 static struct {
@@ -330,6 +335,13 @@ wire_xmit(uint32_t from, struct rte_mbuf *m)
 	int target;
 
 	w->sent[from][c]++;
+	if (from == 0 && c == CLS_DATA &&
+	    g.ep[0].hct.flows[1].peer_credit != 0) {
+		const struct hct_flow *f = &g.ep[0].hct.flows[1];
+
+		w->max_inflight_credit = RTE_MAX(w->max_inflight_credit,
+						 f->snd_nxt - f->snd_una);
+	}
 	if (w->capture[from]) {
 		if (w->ncap[from] < CAPTURE_MAX) {
 			w->cap[from][w->ncap[from]++] = m;
@@ -1826,6 +1838,47 @@ out:
 	env_destroy();
 }
 
+/* 12. Receiver credit: rank 1 grants 4 packets (100 % of a BDP of 4
+ * MSS, one active sender) in the DATA it sends first; rank 0 then keeps
+ * exactly 4 packets of its 100 000 bytes in flight at most, and all
+ * arrive. */
+static void
+test_credit_loop(void)
+{
+	static uint8_t src1[4096];
+	const uint64_t len = 100000;
+	struct hct_msg m0, m1;
+	struct ep *a = &g.ep[0], *b = &g.ep[1];
+	struct hct_flow *fa;
+
+	if (env_create(0) != 0)
+		goto out;
+	if (!establish())
+		goto out;
+	fa = &a->hct.flows[1];
+	b->hct.conf.rx_credit_bdp_pct = 100;
+	b->hct.conf.bdp_bytes = 4 * MSS_EXPECTED;
+	fill_pattern(src1, sizeof(src1), 16);
+	msg_init(&m1, src1, sizeof(src1));
+	CU_ASSERT_EQUAL(hct_send(&b->hct, 0, &m1), 0);
+	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
+	CU_ASSERT_EQUAL(fa->peer_credit, 4);
+	CU_ASSERT_EQUAL(hct_flow_window(&a->hct, fa), 4);
+	fill_pattern(src_buf, len, 17);
+	msg_init(&m0, src_buf, len);
+	CU_ASSERT_EQUAL(hct_send(&a->hct, 1, &m0), 0);
+	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
+	CU_ASSERT_EQUAL(check_exact(b, src_buf, len), 0);
+	CU_ASSERT_EQUAL(check_exact(a, src1, sizeof(src1)), 0);
+	CU_ASSERT_EQUAL(g.wire.max_inflight_credit, 4);
+	CU_ASSERT(fa->stats.credit_limited > 0);
+	CU_ASSERT_EQUAL(b->hct.flows[0].credit_granted, 4);
+	CU_ASSERT_EQUAL(fa->stats.retransmits_rto + fa->stats.retransmits_sack,
+			0);
+out:
+	env_destroy();
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 static int
@@ -1853,6 +1906,8 @@ static CU_TestInfo transport_tests[] = {
 	{ "10 stale ACK after the window moved", test_stale_ack },
 	{ "11 upper layer rejects: not acknowledged, sent again",
 	  test_reject },
+	{ "12 receiver credit of 4 packets obeyed end to end",
+	  test_credit_loop },
 	CU_TEST_INFO_NULL,
 };
 
@@ -1899,6 +1954,8 @@ main(void)
 	for (t = transport_tests; s != NULL && t->pName != NULL; t++)
 		if (CU_add_test(s, t->pName, t->pTestFunc) == NULL)
 			reg_errors++;
+	add_sched_suite();
+	reg_errors += unit_register_errors;
 	if (reg_errors == 0) {
 		CU_basic_set_mode(CU_BRM_VERBOSE);
 		run = CU_basic_run_tests();
