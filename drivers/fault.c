@@ -380,6 +380,23 @@ truncate_frame(struct hc_fault *f, struct rte_mbuf *m)
 	return true;
 }
 
+/* A frame the injector may change: m itself when nobody else holds it,
+ * else a copy (the transport keeps a reference to each DATA frame it
+ * sent, to retransmit from; that one must stay intact). NULL when no
+ * mbuf was free: m is untouched then. */
+static struct rte_mbuf *
+writable(struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+
+	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m))
+		return m;
+	c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+	if (c != NULL)
+		rte_pktmbuf_free(m);
+	return c;
+}
+
 static bool
 hold(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m,
      uint32_t after, uint64_t due_ns)
@@ -464,10 +481,17 @@ hc_fault_apply(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m,
 		m = NULL;
 	}
 	if (m != NULL && r != NULL) {
-		if (roll(f, r->p[HC_FAULT_TRUNCATE]) && truncate_frame(f, m))
-			count[HC_FAULT_TRUNCATE]++;
-		if (roll(f, r->p[HC_FAULT_CORRUPT]) && corrupt(f, dir, m))
-			count[HC_FAULT_CORRUPT]++;
+		bool cut = roll(f, r->p[HC_FAULT_TRUNCATE]);
+		bool flip = roll(f, r->p[HC_FAULT_CORRUPT]);
+		struct rte_mbuf *w = cut || flip ? writable(m) : m;
+
+		if (w != NULL) {
+			m = w;
+			if (cut && truncate_frame(f, m))
+				count[HC_FAULT_TRUNCATE]++;
+			if (flip && corrupt(f, dir, m))
+				count[HC_FAULT_CORRUPT]++;
+		}
 		if (roll(f, r->p[HC_FAULT_DUP])) {
 			dup = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
 			if (dup != NULL)
