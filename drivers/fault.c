@@ -365,16 +365,23 @@ corrupt(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m)
 	return true;
 }
 
-/* Cut to a random length in [1, len - 1]; false for a frame too short or
- * in several segments. */
+/* Cut to a random length in [RTE_ETHER_HDR_LEN, len - 1]; false for a
+ * frame too short or in several segments. Never shorter than an Ethernet
+ * header: a tap refuses such a write (EINVAL), and net_tap then keeps
+ * offering the frame, which would block the port's TX queue. On TX the
+ * checksums are filled first: a PMD asked to compute them over a cut
+ * frame would read past its end. */
 static bool
-truncate_frame(struct hc_fault *f, struct rte_mbuf *m)
+truncate_frame(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m)
 {
 	uint32_t len;
 
-	if (m->nb_segs != 1 || m->data_len < 2)
+	if (m->nb_segs != 1 || m->data_len <= RTE_ETHER_HDR_LEN)
 		return false;
-	len = 1 + uniform_below(f, m->data_len - 1u);
+	if (dir == HC_FAULT_TX)
+		finish_tx_cksums(m);
+	len = RTE_ETHER_HDR_LEN +
+	      uniform_below(f, m->data_len - RTE_ETHER_HDR_LEN);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	return true;
@@ -487,7 +494,7 @@ hc_fault_apply(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m,
 
 		if (w != NULL) {
 			m = w;
-			if (cut && truncate_frame(f, m))
+			if (cut && truncate_frame(f, dir, m))
 				count[HC_FAULT_TRUNCATE]++;
 			if (flip && corrupt(f, dir, m))
 				count[HC_FAULT_CORRUPT]++;

@@ -596,6 +596,7 @@ test_shared_frame_intact(void)
 			  memcmp(before, rte_pktmbuf_mtod(out[0], void *),
 				 len) != 0);
 		CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(m), 1);
+		CU_ASSERT(out[0]->pkt_len >= RTE_ETHER_HDR_LEN);
 		rte_pktmbuf_free(out[0]);
 		rte_pktmbuf_free(m);
 	}
