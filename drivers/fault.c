@@ -365,19 +365,43 @@ corrupt(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m)
 	return true;
 }
 
-/* Cut to a random length in [1, len - 1]; false for a frame too short or
- * in several segments. */
+/* Cut to a random length in [RTE_ETHER_HDR_LEN, len - 1]; false for a
+ * frame too short or in several segments. Never shorter than an Ethernet
+ * header: a tap refuses such a write (EINVAL), and net_tap then keeps
+ * offering the frame, which would block the port's TX queue. On TX the
+ * checksums are filled first: a PMD asked to compute them over a cut
+ * frame would read past its end. */
 static bool
-truncate_frame(struct hc_fault *f, struct rte_mbuf *m)
+truncate_frame(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m)
 {
 	uint32_t len;
 
-	if (m->nb_segs != 1 || m->data_len < 2)
+	if (m->nb_segs != 1 || m->data_len <= RTE_ETHER_HDR_LEN)
 		return false;
-	len = 1 + uniform_below(f, m->data_len - 1u);
+	if (dir == HC_FAULT_TX)
+		finish_tx_cksums(m);
+	len = RTE_ETHER_HDR_LEN +
+	      uniform_below(f, m->data_len - RTE_ETHER_HDR_LEN);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	return true;
+}
+
+/* A frame the injector may change: m itself when nobody else holds it,
+ * else a copy (the transport keeps a reference to each DATA frame it
+ * sent, to retransmit from; that one must stay intact). NULL when no
+ * mbuf was free: m is untouched then. */
+static struct rte_mbuf *
+writable(struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+
+	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m))
+		return m;
+	c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+	if (c != NULL)
+		rte_pktmbuf_free(m);
+	return c;
 }
 
 static bool
@@ -464,10 +488,17 @@ hc_fault_apply(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m,
 		m = NULL;
 	}
 	if (m != NULL && r != NULL) {
-		if (roll(f, r->p[HC_FAULT_TRUNCATE]) && truncate_frame(f, m))
-			count[HC_FAULT_TRUNCATE]++;
-		if (roll(f, r->p[HC_FAULT_CORRUPT]) && corrupt(f, dir, m))
-			count[HC_FAULT_CORRUPT]++;
+		bool cut = roll(f, r->p[HC_FAULT_TRUNCATE]);
+		bool flip = roll(f, r->p[HC_FAULT_CORRUPT]);
+		struct rte_mbuf *w = cut || flip ? writable(m) : m;
+
+		if (w != NULL) {
+			m = w;
+			if (cut && truncate_frame(f, dir, m))
+				count[HC_FAULT_TRUNCATE]++;
+			if (flip && corrupt(f, dir, m))
+				count[HC_FAULT_CORRUPT]++;
+		}
 		if (roll(f, r->p[HC_FAULT_DUP])) {
 			dup = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
 			if (dup != NULL)

@@ -452,7 +452,8 @@ enum hc_fault_kind {
 	                     *   of its direction passed (or hold_max_us) */
 	HC_FAULT_DELAY,     /**< held for delay_us */
 	HC_FAULT_CORRUPT,   /**< one bit flipped after the Ethernet header */
-	HC_FAULT_TRUNCATE,  /**< cut to a random shorter length */
+	HC_FAULT_TRUNCATE,  /**< cut to a random shorter length, not below
+	                     *   the 14-byte Ethernet header */
 	HC_FAULT_DROP_LAST, /**< drop_last_once: first transmission of a
 	                     *   message's last DATA packet discarded */
 	HC_FAULT_KIND__MAX

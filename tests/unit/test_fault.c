@@ -568,6 +568,41 @@ test_corrupt_tx_offload(void)
 	CU_ASSERT_EQUAL(rte_mempool_in_use_count(pool), 0);
 }
 
+/* The transport keeps a reference to each DATA frame to retransmit from:
+ * corrupt and truncate change a copy, never the frame it keeps. */
+static void
+test_shared_frame_intact(void)
+{
+	struct rte_mbuf *out[HC_FAULT_OUT_MAX], *m;
+	uint8_t before[256];
+	struct hc_fault f;
+	uint32_t len;
+	unsigned int k, n;
+
+	for (k = 0; k < 2; k++) {
+		hc_fault_init(&f, SEED);
+		hc_fault_set(&f, HC_FAULT_TX, HC_FAULT_CLASS_OTHER,
+			     k == 0 ? HC_FAULT_CORRUPT : HC_FAULT_TRUNCATE, 1.0);
+		m = frame(7, 0, 0);
+		len = m->pkt_len;
+		memcpy(before, rte_pktmbuf_mtod(m, void *), len);
+		rte_mbuf_refcnt_update(m, 1); /* the transport's reference */
+		n = hc_fault_apply(&f, HC_FAULT_TX, m, 0, out);
+		CU_ASSERT_EQUAL_FATAL(n, 1);
+		CU_ASSERT_PTR_NOT_EQUAL(out[0], m);
+		CU_ASSERT_EQUAL(m->pkt_len, len);
+		CU_ASSERT(memcmp(before, rte_pktmbuf_mtod(m, void *), len) == 0);
+		CU_ASSERT(out[0]->pkt_len != len ||
+			  memcmp(before, rte_pktmbuf_mtod(out[0], void *),
+				 len) != 0);
+		CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(m), 1);
+		CU_ASSERT(out[0]->pkt_len >= RTE_ETHER_HDR_LEN);
+		rte_pktmbuf_free(out[0]);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(pool), 0);
+}
+
 /* drop_last_once drops exactly the first transmissions of LAST frames. */
 static void
 test_drop_last_once(void)
@@ -700,6 +735,8 @@ static CU_TestInfo fault_tests[] = {
 	{ "corrupt caught by the checksums", test_corrupt_caught },
 	{ "corrupt on TX with checksum offload", test_corrupt_tx_offload },
 	{ "truncate dropped as malformed", test_truncate_malformed },
+	{ "corrupt/truncate leave a shared frame intact",
+	  test_shared_frame_intact },
 	{ "drop_last_once", test_drop_last_once },
 	{ "start_ms counts from the epoch", test_start_ms },
 	{ "rule strings", test_parse },
