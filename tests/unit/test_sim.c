@@ -15,21 +15,18 @@
  * own --file-prefix hcsim<pid>, whose runtime directory is removed at exit.
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <CUnit/Basic.h>
 #include <rte_byteorder.h>
 #include <rte_eal.h>
+#include <rte_log.h>
 #include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -41,6 +38,7 @@
 #include "pattern.h"
 #include "sim.h"
 #include "simrun.h"
+#include "test_eal.h"
 
 #define T0 HC_SIM_DEF_START_NS
 #define RATE 10.0          /* Gbit/s: 1000-byte frame = 800 ns */
@@ -664,6 +662,12 @@ check_exact(uint32_t n, uint64_t count, double loss, uint64_t seed)
 
 	run_allreduce(n, count, loss, seed, &r);
 	print_result("allreduce", n, count, loss, &r);
+	/* Virtual against wall time, printed, not asserted: wall time
+	 * depends on the machine's load. */
+	printf("\n    %u ranks: virtual %.3f ms in wall %.3f s (%.3g x real "
+	       "time), %.2f us wall per packet forwarded", n,
+	       r.vtime_ns / 1e6, r.wall_s, r.vtime_ns / 1e9 / r.wall_s,
+	       r.wall_s * 1e6 / (double)(r.links.total.pkts + 1));
 	CU_ASSERT(r.rc == 0);
 	CU_ASSERT(r.status_bad == 0);
 	CU_ASSERT(r.wrong == 0);
@@ -688,26 +692,8 @@ static void test_ar_7(void) { check_exact(7, COUNT_BIG, 0, 1); }
 static void test_ar_8(void) { check_exact(8, COUNT_BIG, 0, 1); }
 static void test_ar_16(void) { check_exact(16, COUNT_BIG, 0, 1); }
 
-/* 64 ranks: exact; prints virtual against wall time (not asserted: wall
- * time depends on the machine's load). */
-static void
-check_64(double loss)
-{
-	struct ar_result r;
-
-	run_allreduce(64, COUNT_64, loss, 1, &r);
-	print_result("allreduce", 64, COUNT_64, loss, &r);
-	printf("\n    64 ranks, loss %g%%: virtual %.3f ms in wall %.3f s "
-	       "(%.3g x real time), %.2f us wall per packet", loss * 100,
-	       r.vtime_ns / 1e6, r.wall_s, r.vtime_ns / 1e9 / r.wall_s,
-	       r.wall_s * 1e6 / (double)(r.links.total.pkts + 1));
-	CU_ASSERT(r.rc == 0);
-	CU_ASSERT(r.status_bad == 0);
-	CU_ASSERT(r.wrong == 0);
-}
-
-static void test_ar_64(void) { check_64(0); }
-static void test_ar_64_loss(void) { check_64(0.01); }
+static void test_ar_64(void) { check_exact(64, COUNT_64, 0, 1); }
+static void test_ar_64_loss(void) { check_exact(64, COUNT_64, 0.01, 1); }
 
 #define COUNT_LOSS 200003
 
@@ -782,15 +768,6 @@ test_no_wait(void)
 
 /* ---- main ------------------------------------------------------------- */
 
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	RTE_SET_USED(sb);
-	RTE_SET_USED(flag);
-	RTE_SET_USED(ftw);
-	return remove(path);
-}
-
 static CU_TestInfo net_tests[] = {
 	{ "one frame: 2 x (serialization + propagation)", test_single_arrival },
 	{ "burst of 5: one arrival per serialization time", test_burst_arrival },
@@ -836,37 +813,18 @@ static CU_SuiteInfo suites[] = {
 int
 main(void)
 {
-	char a0[] = "test_sim", a1[] = "--no-huge", a2[] = "-m";
-	char a3[] = "1536", a4[] = "--no-pci", a5[] = "--no-telemetry";
-	char a6[] = "--file-prefix", a7[32], a8[] = "-l", a9[] = "0";
-	char a10[] = "--log-level=lib.*:error";
-	char a11[] = "--log-level=pmd.*:error";
-	char a12[] = "--log-level=hc.*:warning";
-	char *eal_argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,
-			     a12, NULL };
-	char runtime_dir[PATH_MAX] = "";
 	unsigned int failures = 0;
 	CU_ErrorCode run = CUE_SUCCESS;
-	const char *rd, *only;
-	size_t plen;
+	const char *only;
 
-	snprintf(a7, sizeof(a7), "hcsim%d", (int)getpid());
-	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
-		fprintf(stderr, "test_sim: rte_eal_init failed: %s\n",
-			rte_strerror(rte_errno));
+	if (test_eal_init("test_sim", "1536", "hcsim") != 0)
 		return EXIT_FAILURE;
-	}
-	rd = rte_eal_get_runtime_dir();
-	plen = strlen(a7);
-	if (rd != NULL && strlen(rd) > plen &&
-	    strcmp(rd + strlen(rd) - plen, a7) == 0 &&
-	    rd[strlen(rd) - plen - 1] == '/')
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rd);
+	rte_log_set_level_pattern("hc.*", RTE_LOG_WARNING);
 	if (CU_initialize_registry() != CUE_SUCCESS ||
 	    CU_register_suites(suites) != CUE_SUCCESS) {
 		fprintf(stderr, "test_sim: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();
-		rte_eal_cleanup();
+		test_eal_fini();
 		return EXIT_FAILURE;
 	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
@@ -886,9 +844,7 @@ main(void)
 	failures = CU_get_number_of_failures() +
 		   CU_get_number_of_suites_failed();
 	CU_cleanup_registry();
-	rte_eal_cleanup();
-	if (runtime_dir[0] != '\0')
-		nftw(runtime_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	test_eal_fini();
 	return run == CUE_SUCCESS && failures == 0 ? EXIT_SUCCESS
 						   : EXIT_FAILURE;
 }
