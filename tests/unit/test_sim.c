@@ -693,15 +693,26 @@ static void test_ar_8(void) { check_exact(8, COUNT_BIG, 0, 1); }
 static void test_ar_16(void) { check_exact(16, COUNT_BIG, 0, 1); }
 
 static void test_ar_64(void) { check_exact(64, COUNT_64, 0, 1); }
-static void test_ar_64_loss(void) { check_exact(64, COUNT_64, 0.01, 1); }
 
 #define COUNT_LOSS 200003
 
-static void test_loss_01(void) { check_exact(4, COUNT_LOSS, 0.001, 1); }
-static void test_loss_1(void) { check_exact(4, COUNT_LOSS, 0.01, 1); }
-static void test_loss_5(void) { check_exact(4, COUNT_LOSS, 0.05, 1); }
-static void test_loss_10(void) { check_exact(4, COUNT_LOSS, 0.10, 1); }
-static void test_loss_20(void) { check_exact(4, COUNT_LOSS, 0.20, 1); }
+/* Every rank count of the matrix under one loss rate (every link). */
+static void
+check_loss(double loss)
+{
+	static const uint32_t ns[] = { 2, 3, 4, 5, 7, 8, 16, 64 };
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(ns); i++)
+		check_exact(ns[i], ns[i] == 64 ? COUNT_64 : COUNT_LOSS, loss,
+			    1);
+}
+
+static void test_loss_01(void) { check_loss(0.001); }
+static void test_loss_1(void) { check_loss(0.01); }
+static void test_loss_5(void) { check_loss(0.05); }
+static void test_loss_10(void) { check_loss(0.10); }
+static void test_loss_20(void) { check_loss(0.20); }
 
 /* One seed: the same virtual completion time and the same counters;
  * another seed under loss: a different run. */
@@ -793,12 +804,11 @@ static CU_TestInfo stack_tests[] = {
 	{ "ring all-reduce n=8", test_ar_8 },
 	{ "ring all-reduce n=16", test_ar_16 },
 	{ "ring all-reduce n=64", test_ar_64 },
-	{ "ring all-reduce n=64, loss 1%", test_ar_64_loss },
-	{ "n=4 loss 0.1%", test_loss_01 },
-	{ "n=4 loss 1%", test_loss_1 },
-	{ "n=4 loss 5%", test_loss_5 },
-	{ "n=4 loss 10%", test_loss_10 },
-	{ "n=4 loss 20%", test_loss_20 },
+	{ "n=2..64 loss 0.1%", test_loss_01 },
+	{ "n=2..64 loss 1%", test_loss_1 },
+	{ "n=2..64 loss 5%", test_loss_5 },
+	{ "n=2..64 loss 10%", test_loss_10 },
+	{ "n=2..64 loss 20%", test_loss_20 },
 	{ "determinism: one seed, one run", test_determinism },
 	{ "hc_wait refuses, hc_test completes (two-tier)", test_no_wait },
 	CU_TEST_INFO_NULL,
