@@ -224,7 +224,7 @@ hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_iallreduce(comm, sendbuf, recvbuf, count, dtype, op, NULL,
-			       &req);
+				   &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -237,7 +237,7 @@ hc_reduce_scatter(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_ireduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype,
-				    op, NULL, &req);
+					op, NULL, &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -250,7 +250,7 @@ hc_allgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_iallgather(comm, sendbuf, recvbuf, sendcount, dtype, NULL,
-			       &req);
+				   &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -274,7 +274,7 @@ hc_broadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_ibroadcast(comm, sendbuf, recvbuf, count, dtype, root, NULL,
-			       &req);
+				   &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -287,7 +287,7 @@ hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_ireduce(comm, sendbuf, recvbuf, count, dtype, op, root,
-			    NULL, &req);
+				NULL, &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
