@@ -116,7 +116,8 @@ struct hc_sim_stats {
 	uint64_t unknown_dst; /**< unicast frames to a MAC no host has */
 	uint64_t no_mbuf;     /**< copies that failed: sim pool empty */
 	uint64_t rx_overflow; /**< frames dropped: a host's RX ring full */
-	uint64_t tx_refused;  /**< frames a full NIC egress refused */
+	uint64_t tx_refused;  /**< frames a full NIC egress refused (a frame
+	                       *   the port offers again counts again) */
 	uint64_t events;      /**< events processed */
 };
 

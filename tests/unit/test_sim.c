@@ -472,6 +472,7 @@ test_bad_args(void)
 	struct hc_simrun_conf rc = { .net = sc };
 	struct hc_config cfg;
 	struct hc_simrun *run;
+	struct hc_ctx *ctx;
 	struct hc_sim *sim;
 	struct net n;
 
@@ -492,9 +493,14 @@ test_bad_args(void)
 		  -HC_ERR_INVAL);
 	CU_ASSERT(hc_sim_link_id(n.sim, HC_SIM_LINK_LEAF_UP, 0) ==
 		  -HC_ERR_INVAL);
-	net_down(&n);
 	CU_ASSERT(hc_config_defaults(&cfg, 0) == -HC_ERR_INVAL);
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, 3) == 0);
+	CU_ASSERT(hc_sim_ctx_create(&cfg, 2, n.sim, &ctx) == -HC_ERR_INVAL);
+	CU_ASSERT(ctx == NULL);
+	/* host 0's port is open already */
+	CU_ASSERT(hc_sim_ctx_create(&cfg, 0, n.sim, &ctx) == -HC_ERR_INVAL);
+	CU_ASSERT(ctx == NULL);
+	net_down(&n);
 	rc.cfg = &cfg;	/* world 3 on 2 hosts */
 	CU_ASSERT(hc_simrun_create(&rc, &run) == -HC_ERR_INVAL);
 	hc_config_free(&cfg);
