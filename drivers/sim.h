@@ -162,6 +162,10 @@ void hc_sim_advance(struct hc_sim *sim, uint64_t t_ns);
 /** Frames waiting in host's RX ring (0 for a bad host). */
 uint32_t hc_sim_rx_pending(const struct hc_sim *sim, uint32_t host);
 
+/** Whether host's NIC egress would take a frame of `bytes` now (0 for a
+ *  bad host). */
+int hc_sim_nic_room(const struct hc_sim *sim, uint32_t host, uint32_t bytes);
+
 /** Number of hosts. */
 uint32_t hc_sim_hosts(const struct hc_sim *sim);
 

@@ -293,6 +293,42 @@ test_two_tier(void)
 	net_down(&n);
 }
 
+/* A NIC egress of 3000 bytes takes 3 frames of 1000; the port keeps the
+ * other 2 and hands them over once the NIC has sent some. */
+static void
+test_nic_full(void)
+{
+	struct hc_sim_conf sc = { .topo = HC_SIM_TOPO_STAR, .hosts = 2,
+		.host_link = link_conf(), .nic_queue_bytes = 3 * FRAME,
+		.pool_mbufs = NET_POOL, .seed = 1 };
+	struct hc_sim_stats ss;
+	struct net n;
+	uint32_t k;
+
+	CU_ASSERT_FATAL(net_open(&n, &sc) == 0);
+	for (k = 1; k <= 5; k++) {
+		struct rte_mbuf *m = frame(&n, 0, 1, FRAME, 0x02, k);
+
+		CU_ASSERT_FATAL(m != NULL);
+		CU_ASSERT(hc_port_tx(&n.port[0], m) == 0);
+	}
+	CU_ASSERT(hc_port_flush(&n.port[0]) == 2);
+	CU_ASSERT(hc_port_tx_queued_bytes(&n.port[0]) == 3 * FRAME);
+	CU_ASSERT(n.port[0].stats.tx_pkts == 3);
+	hc_sim_stats(n.sim, &ss);
+	CU_ASSERT(ss.tx_refused == 2);
+	/* frame 1 has left the NIC after one serialization time */
+	hc_sim_advance(n.sim, T0 + SER_NS);
+	CU_ASSERT(hc_port_flush(&n.port[0]) == 1);
+	hc_sim_advance(n.sim, T0 + 2 * SER_NS);
+	CU_ASSERT(hc_port_flush(&n.port[0]) == 0);
+	CU_ASSERT(n.port[0].stats.tx_pkts == 5);
+	hc_sim_advance(n.sim, T0 + HC_NS_PER_MS);
+	CU_ASSERT(drain(&n, 1, NULL, 0) == 5);
+	CU_ASSERT(n.port[0].stats.tx_drops == 0);
+	net_down(&n);
+}
+
 /* Rates of the receiver's link (1 Gbit/s: 8000 ns a frame) and of the
  * switch egress towards it. */
 static void
@@ -654,10 +690,12 @@ print_result(const char *what, uint32_t n, uint64_t count, double loss,
 {
 	printf("\n    %s n=%u count=%" PRIu64 " loss=%g%%: rc %d, bad %d, "
 	       "wrong %" PRIu64 ", virtual %.3f ms, wall %.2f s, pkts %"
-	       PRIu64 ", lost %" PRIu64 ", retx %" PRIu64 ", rto %" PRIu64,
+	       PRIu64 ", lost %" PRIu64 ", retx %" PRIu64 ", rto %" PRIu64
+	       ", NIC refusals %" PRIu64 ", tail drops %" PRIu64,
 	       what, n, count, loss * 100, r->rc, r->status_bad, r->wrong,
 	       r->vtime_ns / 1e6, r->wall_s, r->links.total.pkts,
-	       r->links.total.loss_drops, r->retransmits, r->rtos);
+	       r->links.total.loss_drops, r->retransmits, r->rtos,
+	       r->net.tx_refused, r->links.total.tail_drops);
 }
 
 static void
@@ -790,6 +828,7 @@ static CU_TestInfo net_tests[] = {
 	{ "burst of 5: one arrival per serialization time", test_burst_arrival },
 	{ "two-tier: 4 hops across the spine, 2 inside a leaf, flooding",
 	  test_two_tier },
+	{ "full NIC egress refuses, the port retries", test_nic_full },
 	{ "tail drop at the egress limit", test_tail_drop },
 	{ "ECN CE above the threshold, checksum valid", test_ecn_mark },
 	{ "strict priority: control overtakes queued bulk",
