@@ -675,6 +675,17 @@ hc_sim_rx_pending(const struct hc_sim *sim, uint32_t host)
 	return host < sim->hosts ? sim->host[host].rx.len : 0;
 }
 
+int
+hc_sim_nic_room(const struct hc_sim *sim, uint32_t host, uint32_t bytes)
+{
+	const struct sim_link *l;
+
+	if (host >= sim->hosts)
+		return 0;
+	l = &sim->links[host_up(host)];
+	return l->occupancy + bytes <= l->conf.queue_bytes;
+}
+
 uint32_t
 hc_sim_hosts(const struct hc_sim *sim)
 {
@@ -790,7 +801,7 @@ sim_tx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *c;
 
-		if (l->occupancy + pkts[i]->pkt_len > l->conf.queue_bytes) {
+		if (!hc_sim_nic_room(sim, h->id, pkts[i]->pkt_len)) {
 			sim->st.tx_refused += n - i;
 			break;
 		}

@@ -116,7 +116,8 @@ struct hc_sim_stats {
 	uint64_t unknown_dst; /**< unicast frames to a MAC no host has */
 	uint64_t no_mbuf;     /**< copies that failed: sim pool empty */
 	uint64_t rx_overflow; /**< frames dropped: a host's RX ring full */
-	uint64_t tx_refused;  /**< frames a full NIC egress refused */
+	uint64_t tx_refused;  /**< frames a full NIC egress refused (a frame
+	                       *   the port offers again counts again) */
 	uint64_t events;      /**< events processed */
 };
 
@@ -160,6 +161,10 @@ void hc_sim_advance(struct hc_sim *sim, uint64_t t_ns);
 
 /** Frames waiting in host's RX ring (0 for a bad host). */
 uint32_t hc_sim_rx_pending(const struct hc_sim *sim, uint32_t host);
+
+/** Whether host's NIC egress would take a frame of `bytes` now (0 for a
+ *  bad host). */
+int hc_sim_nic_room(const struct hc_sim *sim, uint32_t host, uint32_t bytes);
 
 /** Number of hosts. */
 uint32_t hc_sim_hosts(const struct hc_sim *sim);

@@ -227,7 +227,7 @@ hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_iallreduce(comm, sendbuf, recvbuf, count, dtype, op, NULL,
-			       &req);
+				   &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -240,7 +240,7 @@ hc_reduce_scatter(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_ireduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype,
-				    op, NULL, &req);
+					op, NULL, &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -253,7 +253,7 @@ hc_allgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_iallgather(comm, sendbuf, recvbuf, sendcount, dtype, NULL,
-			       &req);
+				   &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -277,7 +277,7 @@ hc_broadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_ibroadcast(comm, sendbuf, recvbuf, count, dtype, root, NULL,
-			       &req);
+				   &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 
@@ -290,7 +290,7 @@ hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 
 	if (rc == 0)
 		rc = hc_ireduce(comm, sendbuf, recvbuf, count, dtype, op, root,
-			    NULL, &req);
+				NULL, &req);
 	return rc != 0 ? rc : hc_wait(req);
 }
 

@@ -164,14 +164,16 @@ hc_simrun_destroy(struct hc_simrun *run)
 }
 
 /* Whether rank r may have something to do without a timer: frames
- * arrived or held for TX, requests submitted, or work in its last step. */
+ * arrived, frames held for TX that its NIC now takes, requests submitted,
+ * or work in its last step. */
 static int
 rank_active(const struct hc_simrun *run, uint32_t r)
 {
 	struct hc_ctx *ctx = run->ctx[r];
 
-	return run->active[r] || ctx->port.txq_len != 0 ||
-	       hc_sim_rx_pending(run->sim, r) != 0 ||
+	return run->active[r] || hc_sim_rx_pending(run->sim, r) != 0 ||
+	       (ctx->port.txq_len != 0 &&
+		hc_sim_nic_room(run->sim, r, ctx->port.txq[0]->pkt_len)) ||
 	       !cds_wfcq_empty(&ctx->qhead, &ctx->qtail);
 }
 

@@ -17,8 +17,8 @@
  *
  * The runner's step (hc_simrun_step()): run the network events due now;
  * hc_engine_step() in rank order every rank that may have work (frames in
- * its RX ring or held by its port, submitted requests, or work in its
- * previous step), and every rank once per idle quantum of virtual time
+ * its RX ring, frames its port holds that its NIC now takes, submitted
+ * requests, or work in its previous step), and every rank once per idle quantum of virtual time
  * (a sweep, for timers); if no rank did work, move virtual time to the
  * next network event, but no later than the next sweep. So RTO, HELLO,
  * keepalive and op timeouts fire at most one quantum late, also while the

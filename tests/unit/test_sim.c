@@ -15,21 +15,18 @@
  * own --file-prefix hcsim<pid>, whose runtime directory is removed at exit.
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <CUnit/Basic.h>
 #include <rte_byteorder.h>
 #include <rte_eal.h>
+#include <rte_log.h>
 #include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -41,6 +38,7 @@
 #include "pattern.h"
 #include "sim.h"
 #include "simrun.h"
+#include "test_eal.h"
 
 #define T0 HC_SIM_DEF_START_NS
 #define RATE 10.0          /* Gbit/s: 1000-byte frame = 800 ns */
@@ -73,20 +71,17 @@ link_conf(void)
 		.prop_ns = PROP_NS, .queue_bytes = 1 << 20 };
 }
 
-/* A star of `hosts` hosts, every port open. */
+/* The network of sc with every host's port open. */
 static int
-net_up(struct net *n, uint32_t hosts, uint64_t seed)
+net_open(struct net *n, const struct hc_sim_conf *sc)
 {
-	struct hc_sim_conf sc = { .topo = HC_SIM_TOPO_STAR, .hosts = hosts,
-		.host_link = link_conf(), .pool_mbufs = NET_POOL,
-		.seed = seed };
 	uint32_t h;
 
 	memset(n, 0, sizeof(*n));
-	n->hosts = hosts;
-	if (hc_sim_create(&sc, &n->sim) != 0)
+	n->hosts = sc->hosts;
+	if (sc->hosts > RTE_DIM(n->port) || hc_sim_create(sc, &n->sim) != 0)
 		return -1;
-	for (h = 0; h < hosts; h++) {
+	for (h = 0; h < sc->hosts; h++) {
 		struct rte_ether_addr mac = host_mac(h);
 		struct hc_port_conf pc = { .mtu = 1500, .pool_mbufs = 2047,
 			.rx_desc = 4096, .burst = 32, .mac = &mac };
@@ -98,6 +93,17 @@ net_up(struct net *n, uint32_t hosts, uint64_t seed)
 			return -1;
 	}
 	return 0;
+}
+
+/* A star of `hosts` hosts, every port open. */
+static int
+net_up(struct net *n, uint32_t hosts, uint64_t seed)
+{
+	struct hc_sim_conf sc = { .topo = HC_SIM_TOPO_STAR, .hosts = hosts,
+		.host_link = link_conf(), .pool_mbufs = NET_POOL,
+		.seed = seed };
+
+	return net_open(n, &sc);
 }
 
 static void
@@ -262,19 +268,7 @@ test_two_tier(void)
 	struct net n;
 	uint32_t h;
 
-	memset(&n, 0, sizeof(n));
-	n.hosts = 4;
-	CU_ASSERT_FATAL(hc_sim_create(&sc, &n.sim) == 0);
-	for (h = 0; h < 4; h++) {
-		struct rte_ether_addr mac = host_mac(h);
-		struct hc_port_conf pc = { .mtu = 1500, .pool_mbufs = 1023,
-			.rx_desc = 64, .burst = 32, .mac = &mac };
-		char name[RTE_MEMPOOL_NAMESIZE];
-
-		snprintf(name, sizeof(name), "tsim%u", pool_seq++);
-		pc.pool_name = name;
-		CU_ASSERT_FATAL(hc_port_open_sim(&n.port[h], n.sim, h, &pc) == 0);
-	}
+	CU_ASSERT_FATAL(net_open(&n, &sc) == 0);
 	CU_ASSERT(send_frame(&n, 0, 2, FRAME, 0x02, 1) == 0);
 	CU_ASSERT(arrivals_at(&n, 2, T0 + 2 * (SER_NS + PROP_NS) +
 				     2 * (200 + 500)) == 1);
@@ -296,6 +290,42 @@ test_two_tier(void)
 	CU_ASSERT(hc_sim_link_stats(n.sim, hc_sim_link_id(n.sim,
 		  HC_SIM_LINK_LEAF_UP, 1), &st) == 0);
 	CU_ASSERT(st.total.pkts == 0);
+	net_down(&n);
+}
+
+/* A NIC egress of 3000 bytes takes 3 frames of 1000; the port keeps the
+ * other 2 and hands them over once the NIC has sent some. */
+static void
+test_nic_full(void)
+{
+	struct hc_sim_conf sc = { .topo = HC_SIM_TOPO_STAR, .hosts = 2,
+		.host_link = link_conf(), .nic_queue_bytes = 3 * FRAME,
+		.pool_mbufs = NET_POOL, .seed = 1 };
+	struct hc_sim_stats ss;
+	struct net n;
+	uint32_t k;
+
+	CU_ASSERT_FATAL(net_open(&n, &sc) == 0);
+	for (k = 1; k <= 5; k++) {
+		struct rte_mbuf *m = frame(&n, 0, 1, FRAME, 0x02, k);
+
+		CU_ASSERT_FATAL(m != NULL);
+		CU_ASSERT(hc_port_tx(&n.port[0], m) == 0);
+	}
+	CU_ASSERT(hc_port_flush(&n.port[0]) == 2);
+	CU_ASSERT(hc_port_tx_queued_bytes(&n.port[0]) == 3 * FRAME);
+	CU_ASSERT(n.port[0].stats.tx_pkts == 3);
+	hc_sim_stats(n.sim, &ss);
+	CU_ASSERT(ss.tx_refused == 2);
+	/* frame 1 has left the NIC after one serialization time */
+	hc_sim_advance(n.sim, T0 + SER_NS);
+	CU_ASSERT(hc_port_flush(&n.port[0]) == 1);
+	hc_sim_advance(n.sim, T0 + 2 * SER_NS);
+	CU_ASSERT(hc_port_flush(&n.port[0]) == 0);
+	CU_ASSERT(n.port[0].stats.tx_pkts == 5);
+	hc_sim_advance(n.sim, T0 + HC_NS_PER_MS);
+	CU_ASSERT(drain(&n, 1, NULL, 0) == 5);
+	CU_ASSERT(n.port[0].stats.tx_drops == 0);
 	net_down(&n);
 }
 
@@ -474,6 +504,7 @@ test_bad_args(void)
 	struct hc_simrun_conf rc = { .net = sc };
 	struct hc_config cfg;
 	struct hc_simrun *run;
+	struct hc_ctx *ctx;
 	struct hc_sim *sim;
 	struct net n;
 
@@ -494,9 +525,14 @@ test_bad_args(void)
 		  -HC_ERR_INVAL);
 	CU_ASSERT(hc_sim_link_id(n.sim, HC_SIM_LINK_LEAF_UP, 0) ==
 		  -HC_ERR_INVAL);
-	net_down(&n);
 	CU_ASSERT(hc_config_defaults(&cfg, 0) == -HC_ERR_INVAL);
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, 3) == 0);
+	CU_ASSERT(hc_sim_ctx_create(&cfg, 2, n.sim, &ctx) == -HC_ERR_INVAL);
+	CU_ASSERT(ctx == NULL);
+	/* host 0's port is open already */
+	CU_ASSERT(hc_sim_ctx_create(&cfg, 0, n.sim, &ctx) == -HC_ERR_INVAL);
+	CU_ASSERT(ctx == NULL);
+	net_down(&n);
 	rc.cfg = &cfg;	/* world 3 on 2 hosts */
 	CU_ASSERT(hc_simrun_create(&rc, &run) == -HC_ERR_INVAL);
 	hc_config_free(&cfg);
@@ -565,6 +601,7 @@ struct ar_result {
 	uint64_t wrong;        /* wrong elements over every rank */
 	uint64_t vtime_ns;     /* virtual time from submit to the last done */
 	double wall_s;
+	double cpu_s;          /* this process's CPU time over the run */
 	struct hc_sim_link_stats links;
 	struct hc_sim_stats net;
 	uint64_t retransmits;
@@ -572,11 +609,11 @@ struct ar_result {
 };
 
 static double
-wall_now(void)
+clock_s(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -595,7 +632,7 @@ run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
 	struct ar a = { .n = n, .count = count };
 	uint64_t t0;
 	uint32_t r;
-	double w0 = wall_now();
+	double w0, c0;
 
 	memset(res, 0, sizeof(*res));
 	a.send = calloc(n, sizeof(*a.send));
@@ -619,10 +656,12 @@ run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
 					&a.req[r]) == 0);
 	}
 	a.pending = n;
-	w0 = wall_now();
+	w0 = clock_s(CLOCK_MONOTONIC);
+	c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	res->rc = hc_simrun_until(a.run, ar_done, &a, 60 * HC_NS_PER_S);
 	res->vtime_ns = hc_simrun_now(a.run) - t0;
-	res->wall_s = wall_now() - w0;
+	res->wall_s = clock_s(CLOCK_MONOTONIC) - w0;
+	res->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	hc_sim_link_stats_total(a.run->sim, &res->links);
 	hc_sim_stats(a.run->sim, &res->net);
 	for (r = 0; r < n; r++) {
@@ -651,10 +690,12 @@ print_result(const char *what, uint32_t n, uint64_t count, double loss,
 {
 	printf("\n    %s n=%u count=%" PRIu64 " loss=%g%%: rc %d, bad %d, "
 	       "wrong %" PRIu64 ", virtual %.3f ms, wall %.2f s, pkts %"
-	       PRIu64 ", lost %" PRIu64 ", retx %" PRIu64 ", rto %" PRIu64,
+	       PRIu64 ", lost %" PRIu64 ", retx %" PRIu64 ", rto %" PRIu64
+	       ", NIC refusals %" PRIu64 ", tail drops %" PRIu64,
 	       what, n, count, loss * 100, r->rc, r->status_bad, r->wrong,
 	       r->vtime_ns / 1e6, r->wall_s, r->links.total.pkts,
-	       r->links.total.loss_drops, r->retransmits, r->rtos);
+	       r->links.total.loss_drops, r->retransmits, r->rtos,
+	       r->net.tx_refused, r->links.total.tail_drops);
 }
 
 static void
@@ -664,6 +705,13 @@ check_exact(uint32_t n, uint64_t count, double loss, uint64_t seed)
 
 	run_allreduce(n, count, loss, seed, &r);
 	print_result("allreduce", n, count, loss, &r);
+	/* Virtual against wall time, printed, not asserted: wall time
+	 * depends on the machine's load. */
+	printf("\n    %u ranks: virtual %.3f ms in wall %.3f s, CPU %.3f s "
+	       "(%.3g x real time by CPU), %.2f us CPU per packet forwarded",
+	       n, r.vtime_ns / 1e6, r.wall_s, r.cpu_s,
+	       r.vtime_ns / 1e9 / r.cpu_s,
+	       r.cpu_s * 1e6 / (double)(r.links.total.pkts + 1));
 	CU_ASSERT(r.rc == 0);
 	CU_ASSERT(r.status_bad == 0);
 	CU_ASSERT(r.wrong == 0);
@@ -688,34 +736,27 @@ static void test_ar_7(void) { check_exact(7, COUNT_BIG, 0, 1); }
 static void test_ar_8(void) { check_exact(8, COUNT_BIG, 0, 1); }
 static void test_ar_16(void) { check_exact(16, COUNT_BIG, 0, 1); }
 
-/* 64 ranks: exact; prints virtual against wall time (not asserted: wall
- * time depends on the machine's load). */
-static void
-check_64(double loss)
-{
-	struct ar_result r;
-
-	run_allreduce(64, COUNT_64, loss, 1, &r);
-	print_result("allreduce", 64, COUNT_64, loss, &r);
-	printf("\n    64 ranks, loss %g%%: virtual %.3f ms in wall %.3f s "
-	       "(%.3g x real time), %.2f us wall per packet", loss * 100,
-	       r.vtime_ns / 1e6, r.wall_s, r.vtime_ns / 1e9 / r.wall_s,
-	       r.wall_s * 1e6 / (double)(r.links.total.pkts + 1));
-	CU_ASSERT(r.rc == 0);
-	CU_ASSERT(r.status_bad == 0);
-	CU_ASSERT(r.wrong == 0);
-}
-
-static void test_ar_64(void) { check_64(0); }
-static void test_ar_64_loss(void) { check_64(0.01); }
+static void test_ar_64(void) { check_exact(64, COUNT_64, 0, 1); }
 
 #define COUNT_LOSS 200003
 
-static void test_loss_01(void) { check_exact(4, COUNT_LOSS, 0.001, 1); }
-static void test_loss_1(void) { check_exact(4, COUNT_LOSS, 0.01, 1); }
-static void test_loss_5(void) { check_exact(4, COUNT_LOSS, 0.05, 1); }
-static void test_loss_10(void) { check_exact(4, COUNT_LOSS, 0.10, 1); }
-static void test_loss_20(void) { check_exact(4, COUNT_LOSS, 0.20, 1); }
+/* Every rank count of the matrix under one loss rate (every link). */
+static void
+check_loss(double loss)
+{
+	static const uint32_t ns[] = { 2, 3, 4, 5, 7, 8, 16, 64 };
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(ns); i++)
+		check_exact(ns[i], ns[i] == 64 ? COUNT_64 : COUNT_LOSS, loss,
+			    1);
+}
+
+static void test_loss_01(void) { check_loss(0.001); }
+static void test_loss_1(void) { check_loss(0.01); }
+static void test_loss_5(void) { check_loss(0.05); }
+static void test_loss_10(void) { check_loss(0.10); }
+static void test_loss_20(void) { check_loss(0.20); }
 
 /* One seed: the same virtual completion time and the same counters;
  * another seed under loss: a different run. */
@@ -782,20 +823,12 @@ test_no_wait(void)
 
 /* ---- main ------------------------------------------------------------- */
 
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	RTE_SET_USED(sb);
-	RTE_SET_USED(flag);
-	RTE_SET_USED(ftw);
-	return remove(path);
-}
-
 static CU_TestInfo net_tests[] = {
 	{ "one frame: 2 x (serialization + propagation)", test_single_arrival },
 	{ "burst of 5: one arrival per serialization time", test_burst_arrival },
 	{ "two-tier: 4 hops across the spine, 2 inside a leaf, flooding",
 	  test_two_tier },
+	{ "full NIC egress refuses, the port retries", test_nic_full },
 	{ "tail drop at the egress limit", test_tail_drop },
 	{ "ECN CE above the threshold, checksum valid", test_ecn_mark },
 	{ "strict priority: control overtakes queued bulk",
@@ -816,12 +849,11 @@ static CU_TestInfo stack_tests[] = {
 	{ "ring all-reduce n=8", test_ar_8 },
 	{ "ring all-reduce n=16", test_ar_16 },
 	{ "ring all-reduce n=64", test_ar_64 },
-	{ "ring all-reduce n=64, loss 1%", test_ar_64_loss },
-	{ "n=4 loss 0.1%", test_loss_01 },
-	{ "n=4 loss 1%", test_loss_1 },
-	{ "n=4 loss 5%", test_loss_5 },
-	{ "n=4 loss 10%", test_loss_10 },
-	{ "n=4 loss 20%", test_loss_20 },
+	{ "n=2..64 loss 0.1%", test_loss_01 },
+	{ "n=2..64 loss 1%", test_loss_1 },
+	{ "n=2..64 loss 5%", test_loss_5 },
+	{ "n=2..64 loss 10%", test_loss_10 },
+	{ "n=2..64 loss 20%", test_loss_20 },
 	{ "determinism: one seed, one run", test_determinism },
 	{ "hc_wait refuses, hc_test completes (two-tier)", test_no_wait },
 	CU_TEST_INFO_NULL,
@@ -836,37 +868,18 @@ static CU_SuiteInfo suites[] = {
 int
 main(void)
 {
-	char a0[] = "test_sim", a1[] = "--no-huge", a2[] = "-m";
-	char a3[] = "1536", a4[] = "--no-pci", a5[] = "--no-telemetry";
-	char a6[] = "--file-prefix", a7[32], a8[] = "-l", a9[] = "0";
-	char a10[] = "--log-level=lib.*:error";
-	char a11[] = "--log-level=pmd.*:error";
-	char a12[] = "--log-level=hc.*:warning";
-	char *eal_argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,
-			     a12, NULL };
-	char runtime_dir[PATH_MAX] = "";
 	unsigned int failures = 0;
 	CU_ErrorCode run = CUE_SUCCESS;
-	const char *rd, *only;
-	size_t plen;
+	const char *only;
 
-	snprintf(a7, sizeof(a7), "hcsim%d", (int)getpid());
-	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
-		fprintf(stderr, "test_sim: rte_eal_init failed: %s\n",
-			rte_strerror(rte_errno));
+	if (test_eal_init("test_sim", "1536", "hcsim") != 0)
 		return EXIT_FAILURE;
-	}
-	rd = rte_eal_get_runtime_dir();
-	plen = strlen(a7);
-	if (rd != NULL && strlen(rd) > plen &&
-	    strcmp(rd + strlen(rd) - plen, a7) == 0 &&
-	    rd[strlen(rd) - plen - 1] == '/')
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rd);
+	rte_log_set_level_pattern("hc.*", RTE_LOG_WARNING);
 	if (CU_initialize_registry() != CUE_SUCCESS ||
 	    CU_register_suites(suites) != CUE_SUCCESS) {
 		fprintf(stderr, "test_sim: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();
-		rte_eal_cleanup();
+		test_eal_fini();
 		return EXIT_FAILURE;
 	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
@@ -886,9 +899,7 @@ main(void)
 	failures = CU_get_number_of_failures() +
 		   CU_get_number_of_suites_failed();
 	CU_cleanup_registry();
-	rte_eal_cleanup();
-	if (runtime_dir[0] != '\0')
-		nftw(runtime_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	test_eal_fini();
 	return run == CUE_SUCCESS && failures == 0 ? EXIT_SUCCESS
 						   : EXIT_FAILURE;
 }

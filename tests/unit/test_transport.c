@@ -63,6 +63,7 @@
 #include "port.h"
 #include "psn.h"
 #include "suites.h"
+#include "test_eal.h"
 
 unsigned int unit_register_errors; /* add_sched_suite() counts here */
 
@@ -1881,15 +1882,6 @@ out:
 
 /* ---- main ------------------------------------------------------------------- */
 
-static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	RTE_SET_USED(sb);
-	RTE_SET_USED(flag);
-	RTE_SET_USED(ftw);
-	return remove(path);
-}
-
 static CU_TestInfo transport_tests[] = {
 	{ "1 message of 100000 bytes, rank 0 -> 1", test_message_100k },
 	{ "1b messages both ways at once", test_both_ways },
@@ -1914,38 +1906,16 @@ static CU_TestInfo transport_tests[] = {
 int
 main(void)
 {
-	char a0[] = "test_transport", a1[] = "--no-huge", a2[] = "-m";
-	char a3[] = "128", a4[] = "--no-pci", a5[] = "--no-telemetry";
-	char a6[] = "--file-prefix", a7[32];
-	char a8[] = "--log-level=lib.*:error";
-	char a9[] = "--log-level=pmd.*:error";
-	char *eal_argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, NULL };
-	char runtime_dir[PATH_MAX] = "";
 	unsigned int failures = 0, suites_failed = 0, reg_errors = 0;
 	CU_ErrorCode run = CUE_SUCCESS;
 	const CU_TestInfo *t;
 	CU_pSuite s;
-	const char *rd;
-	size_t plen;
 
-	snprintf(a7, sizeof(a7), "hctt%d", (int)getpid());
-	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
-		fprintf(stderr, "test_transport: rte_eal_init failed: %s\n",
-			rte_strerror(rte_errno));
+	if (test_eal_init("test_transport", "128", "hctt") != 0)
 		return EXIT_FAILURE;
-	}
-	/* Our own runtime directory only: its last component must be our
-	 * prefix. */
-	rd = rte_eal_get_runtime_dir();
-	plen = strlen(a7);
-	if (rd != NULL && strlen(rd) > plen &&
-	    strcmp(rd + strlen(rd) - plen, a7) == 0 &&
-	    rd[strlen(rd) - plen - 1] == '/')
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rd);
-
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		fprintf(stderr, "test_transport: %s\n", CU_get_error_msg());
-		rte_eal_cleanup();
+		test_eal_fini();
 		return EXIT_FAILURE;
 	}
 	s = CU_add_suite("transport", NULL, NULL);
@@ -1972,9 +1942,7 @@ main(void)
 			"%s\n", reg_errors, CU_get_error_msg());
 	}
 	CU_cleanup_registry();
-	rte_eal_cleanup();
-	if (runtime_dir[0] != '\0')
-		nftw(runtime_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	test_eal_fini();
 	if (reg_errors != 0 || run != CUE_SUCCESS || failures != 0 ||
 	    suites_failed != 0)
 		return EXIT_FAILURE;
