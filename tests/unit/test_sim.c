@@ -572,6 +572,8 @@ struct ar {
 	struct hc_request **req;
 	int *status;
 	uint32_t pending;
+	uint64_t t0;           /* submission, virtual ns */
+	uint64_t *lost_ns;     /* latest PEER_LOST from t0, or NULL */
 };
 
 static int
@@ -587,6 +589,8 @@ ar_done(void *arg)
 			continue;
 		rc = hc_test(a->req[r], &done);
 		if (done || rc != 0) {
+			if (rc == -HC_ERR_PEER_LOST && a->lost_ns != NULL)
+				*a->lost_ns = hc_simrun_now(a->run) - a->t0;
 			a->status[r] = rc;
 			a->req[r] = NULL;
 			a->pending--;
@@ -606,6 +610,23 @@ struct ar_result {
 	struct hc_sim_stats net;
 	uint64_t retransmits;
 	uint64_t rtos;
+	uint64_t data_tx;      /* DATA first copies, every rank */
+	uint64_t dup_rx;       /* duplicate DATA discarded */
+	uint64_t net_drops;    /* frames stack/net refused (checksum...) */
+	uint64_t lost_ns_max;  /* latest PEER_LOST, from submission */
+	uint32_t peer_lost;    /* ranks whose request got PEER_LOST */
+};
+
+/* How run_allreduce() perturbs the network. */
+struct ar_opts {
+	double loss;           /* every link, from the start */
+	uint64_t seed;
+	const char *rules;     /* [fault] rules of every rank, or NULL */
+	int drop_last_once;    /* [fault] drop_last_once */
+	hc_sim_filter_fn filter; /* on rank 0's uplink, or NULL */
+	void *filter_arg;
+	int cut_after_setup;   /* every link loses everything once every
+	                        * rank is up (C22) */
 };
 
 static double
@@ -618,18 +639,20 @@ clock_s(clockid_t id)
 }
 
 /* The ring all-reduce of count float32 (P32 pattern, sum) on n ranks of a
- * star at 100 Gbit/s, 1 us, 1 MiB switch queues, every link lossy. */
+ * star at 100 Gbit/s, 1 us, 1 MiB switch queues, perturbed as o says. */
 static void
-run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
-	      struct ar_result *res)
+run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
+		   struct ar_result *res)
 {
 	struct hc_simrun_conf rc = {
 		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = n,
 			 .host_link = { .rate_gbps = 100, .prop_ns = 1000,
-					.queue_bytes = 1 << 20, .loss = loss } },
-		.seed = seed,
+					.queue_bytes = 1 << 20,
+					.loss = o->loss } },
+		.seed = o->seed,
 	};
 	struct ar a = { .n = n, .count = count };
+	struct hc_config cfg;
 	uint64_t t0;
 	uint32_t r;
 	double w0, c0;
@@ -640,8 +663,28 @@ run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
 	a.req = calloc(n, sizeof(*a.req));
 	a.status = calloc(n, sizeof(*a.status));
 	CU_ASSERT_FATAL(a.send && a.recv && a.req && a.status);
+	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
+	cfg.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+	if (o->rules != NULL)
+		snprintf(cfg.fault_rules, sizeof(cfg.fault_rules), "%s",
+			 o->rules);
+	cfg.fault_drop_last_once = o->drop_last_once;
+	rc.cfg = &cfg;
 	res->rc = hc_simrun_create(&rc, &a.run);
+	hc_config_free(&cfg);
 	CU_ASSERT_FATAL(res->rc == 0);
+	if (o->filter != NULL)
+		hc_sim_link_filter(a.run->sim, hc_sim_link_id(a.run->sim,
+			HC_SIM_LINK_HOST_UP, 0), o->filter, o->filter_arg);
+	for (r = 0; o->cut_after_setup && r < n; r++) {
+		struct hc_sim_link_conf lc = rc.net.host_link;
+
+		lc.loss = 1.0;
+		hc_sim_link_set(a.run->sim, hc_sim_link_id(a.run->sim,
+				HC_SIM_LINK_HOST_UP, r), &lc);
+		hc_sim_link_set(a.run->sim, hc_sim_link_id(a.run->sim,
+				HC_SIM_LINK_HOST_DOWN, r), &lc);
+	}
 	t0 = hc_simrun_now(a.run);
 	for (r = 0; r < n; r++) {
 		a.send[r] = malloc(count * sizeof(float));
@@ -656,6 +699,8 @@ run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
 					&a.req[r]) == 0);
 	}
 	a.pending = n;
+	a.t0 = t0;
+	a.lost_ns = &res->lost_ns_max;
 	w0 = clock_s(CLOCK_MONOTONIC);
 	c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	res->rc = hc_simrun_until(a.run, ar_done, &a, 60 * HC_NS_PER_S);
@@ -670,6 +715,10 @@ run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
 		hc_stats_get(hc_simrun_ctx(a.run, r), &s);
 		res->retransmits += s.hct_retransmits;
 		res->rtos += s.hct_rtos;
+		res->data_tx += s.hct_data_tx;
+		res->dup_rx += s.hct_dup_rx;
+		res->net_drops += s.net_rx_drops;
+		res->peer_lost += a.status[r] == -HC_ERR_PEER_LOST;
 		if (a.status[r] != 0 || a.req[r] != NULL)
 			res->status_bad++;
 		res->wrong += hc_pattern_wrong(a.recv[r], HC_DTYPE_FLOAT32,
@@ -682,6 +731,15 @@ run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
 	free(a.recv);
 	free(a.req);
 	free(a.status);
+}
+
+static void
+run_allreduce(uint32_t n, uint64_t count, double loss, uint64_t seed,
+	      struct ar_result *res)
+{
+	struct ar_opts o = { .loss = loss, .seed = seed };
+
+	run_allreduce_opts(n, count, &o, res);
 }
 
 static void
@@ -758,6 +816,151 @@ static void test_loss_5(void) { check_loss(0.05); }
 static void test_loss_10(void) { check_loss(0.10); }
 static void test_loss_20(void) { check_loss(0.20); }
 
+/* ---- faults of issue 3 and field cases C22-C25, in virtual time ------ */
+
+/* A 4-rank all-reduce under o: exact on every rank. */
+static void
+check_fault(const char *what, const struct ar_opts *o, struct ar_result *r)
+{
+	run_allreduce_opts(4, COUNT_LOSS, o, r);
+	print_result(what, 4, COUNT_LOSS, o->loss, r);
+	printf(", DATA %" PRIu64 ", dups %" PRIu64 ", net drops %" PRIu64,
+	       r->data_tx, r->dup_rx, r->net_drops);
+	CU_ASSERT(r->rc == 0);
+	CU_ASSERT(r->status_bad == 0);
+	CU_ASSERT(r->wrong == 0);
+}
+
+/* Burst loss: 16 frames in a row lost on rank 0's uplink, every 400. */
+static int
+burst_filter(const struct rte_mbuf *m, void *arg)
+{
+	uint64_t *seen = arg;
+
+	RTE_SET_USED(m);
+	return (*seen)++ % 400 >= 384;
+}
+
+static void
+test_fault_burst(void)
+{
+	uint64_t seen = 0;
+	struct ar_opts o = { .seed = 1, .filter = burst_filter,
+			     .filter_arg = &seen };
+	struct ar_result r;
+
+	check_fault("burst loss 16/400", &o, &r);
+	CU_ASSERT(r.links.total.loss_drops >= 16);
+	CU_ASSERT(r.retransmits >= r.links.total.loss_drops / 2);
+}
+
+static void
+test_fault_reorder(void)
+{
+	struct ar_opts o = { .seed = 1,
+		.rules = "dir=tx,class=data,reorder=10,reorder_window=8" };
+	struct ar_result r;
+
+	check_fault("reorder 10% window 8", &o, &r);
+}
+
+/* 2 % duplication of DATA and ACKs: duplicates re-acknowledged and
+ * dropped, the layer above sees each DATA packet once. */
+static void
+test_fault_dup(void)
+{
+	struct ar_opts o = { .seed = 1, .rules = "dir=tx,dup=2" };
+	struct ar_result r;
+
+	check_fault("dup 2%", &o, &r);
+	CU_ASSERT(r.dup_rx > 0);
+}
+
+/* 0.1 % of frames corrupted: the checksums catch them, none delivered. */
+static void
+test_fault_corrupt(void)
+{
+	struct ar_opts o = { .seed = 1, .rules = "dir=tx,corrupt=0.1" };
+	struct ar_result r;
+
+	check_fault("corrupt 0.1%", &o, &r);
+	CU_ASSERT(r.net_drops > 0);
+	CU_ASSERT(r.retransmits > 0);
+}
+
+/* C24: 20 % of ACKs lost: exact, and retransmits stay under 5 % of DATA
+ * (no retransmission storm: later ACKs cover the lost ones). */
+static void
+test_fault_ack_loss(void)
+{
+	struct ar_opts o = { .seed = 1, .rules = "dir=tx,class=ack,drop=20" };
+	struct ar_result r;
+
+	check_fault("C24 ACK loss 20%", &o, &r);
+	printf(", retransmits %.2f%% of DATA",
+	       100.0 * r.retransmits / (r.data_tx + 1));
+	CU_ASSERT(r.data_tx > 0);
+	CU_ASSERT(r.retransmits * 20 < r.data_tx);
+}
+
+/* C25: the last packet of every message dropped once: recovered by the
+ * tail-loss probe, never by an RTO. */
+static void
+test_fault_tail(void)
+{
+	struct ar_opts o = { .seed = 1, .drop_last_once = 1 };
+	struct ar_result r;
+
+	check_fault("C25 last packet of each message dropped once", &o, &r);
+	CU_ASSERT(r.retransmits > 0);
+	CU_ASSERT(r.rtos == 0);
+}
+
+/* C23: 5 % loss, reordering and 2 % duplication at once. */
+static void
+test_fault_c23(void)
+{
+	struct ar_opts o = { .seed = 1,
+		.rules = "dir=tx,drop=5,dup=2,reorder=5,reorder_window=8" };
+	struct ar_result r;
+
+	check_fault("C23 drop 5% + dup 2% + reorder", &o, &r);
+	CU_ASSERT(r.dup_rx > 0);
+}
+
+/* C22: every link loses everything once the ranks are up: bounded
+ * retransmissions with backoff, then HC_ERR_PEER_LOST on every rank,
+ * within the retry budget's worst case: the sum over retry_max + 1 RTOs
+ * of min(rto_max, rto_init * 2^i) (RFC 6298 backoff), plus one idle
+ * quantum per RTO. */
+static void
+test_c22_total_loss(void)
+{
+	struct ar_opts o = { .seed = 1, .cut_after_setup = 1 };
+	struct hc_config cfg;
+	uint64_t bound = 0, rto;
+	struct ar_result r;
+	uint32_t i;
+
+	CU_ASSERT_FATAL(hc_config_defaults(&cfg, 4) == 0);
+	rto = (uint64_t)RTE_MAX(cfg.rto_init_us, cfg.rto_min_us) *
+	      HC_NS_PER_US;
+	for (i = 0; i <= cfg.retry_max; i++) {
+		bound += RTE_MIN(rto, (uint64_t)cfg.rto_max_us * HC_NS_PER_US) +
+			 HC_SIMRUN_IDLE_QUANTUM_NS;
+		rto *= 2;
+	}
+	hc_config_free(&cfg);
+	run_allreduce_opts(4, COUNT_LOSS, &o, &r);
+	printf("\n    C22: %u of 4 ranks PEER_LOST, the last after %.1f ms "
+	       "(bound %.1f ms), %" PRIu64 " RTOs", r.peer_lost,
+	       r.lost_ns_max / 1e6, bound / 1e6, r.rtos);
+	CU_ASSERT(r.rc == 0);
+	CU_ASSERT(r.peer_lost == 4);
+	CU_ASSERT(r.lost_ns_max > 0 && r.lost_ns_max <= bound);
+	CU_ASSERT(r.rtos > 0);
+}
+
 /* One seed: the same virtual completion time and the same counters;
  * another seed under loss: a different run. */
 static void
@@ -823,6 +1026,20 @@ test_no_wait(void)
 
 /* ---- main ------------------------------------------------------------- */
 
+static CU_TestInfo fault_tests[] = {
+	{ "burst loss: exact", test_fault_burst },
+	{ "reorder: exact", test_fault_reorder },
+	{ "2% duplication: exact, duplicates discarded", test_fault_dup },
+	{ "0.1% corruption: caught by checksums, exact", test_fault_corrupt },
+	{ "C22 100% loss after set-up: PEER_LOST on every rank in bound",
+	  test_c22_total_loss },
+	{ "C23 5% drop + 2% dup + reorder: exact", test_fault_c23 },
+	{ "C24 20% ACK loss: exact, retransmits < 5% of DATA",
+	  test_fault_ack_loss },
+	{ "C25 tail drop once per message: exact, no RTO", test_fault_tail },
+	CU_TEST_INFO_NULL,
+};
+
 static CU_TestInfo net_tests[] = {
 	{ "one frame: 2 x (serialization + propagation)", test_single_arrival },
 	{ "burst of 5: one arrival per serialization time", test_burst_arrival },
@@ -862,6 +1079,8 @@ static CU_TestInfo stack_tests[] = {
 static CU_SuiteInfo suites[] = {
 	{ "sim network", NULL, NULL, NULL, NULL, net_tests },
 	{ "stack on sim", NULL, NULL, NULL, NULL, stack_tests },
+	{ "faults on sim (issue 3, C22-C25)", NULL, NULL, NULL, NULL,
+	  fault_tests },
 	CU_SUITE_INFO_NULL,
 };
 
@@ -885,11 +1104,12 @@ main(void)
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	only = getenv("HC_SIM_TEST");
 	if (only != NULL) {
-		CU_pSuite s = CU_get_suite("stack on sim");
-		CU_pTest t = s != NULL ? CU_get_test(s, only) : NULL;
+		CU_pSuite s = NULL;
+		CU_pTest t = NULL;
+		size_t i;
 
-		if (t == NULL) {
-			s = CU_get_suite("sim network");
+		for (i = 0; suites[i].pName != NULL && t == NULL; i++) {
+			s = CU_get_suite(suites[i].pName);
 			t = s != NULL ? CU_get_test(s, only) : NULL;
 		}
 		run = t != NULL ? CU_basic_run_test(s, t) : CUE_NOTEST;
