@@ -36,6 +36,7 @@
 
 #include <rte_mbuf.h>
 
+#include "cc.h"
 #include "clock.h"
 #include "hct_hdr.h"
 #include "net.h"
@@ -86,7 +87,9 @@ struct hct_conf {
 	uint32_t rank;
 	uint32_t world_size;
 	const uint32_t *peer_ip;  /**< world_size addresses, host order */
-	uint32_t window_pkts;     /**< packets in flight per flow */
+	uint32_t window_pkts;     /**< packets in flight per flow at most
+	                           *   (the slot ring; cc = fixed: the
+	                           *   window) */
 	uint64_t rto_init_ns;
 	uint64_t rto_min_ns;
 	uint64_t rto_max_ns;
@@ -102,6 +105,9 @@ struct hct_conf {
 	uint32_t initial_psn;     /**< first PSN of every flow, both ways;
 	                           *   0 in the stack, set by tests to
 	                           *   exercise wrap-around */
+	struct hct_cc_conf cc;    /**< congestion control, RACK, TLP; all
+	                           *   zero: cc = fixed, reo_wnd min_rtt/4,
+	                           *   PTO 2 SRTT */
 };
 
 struct hct_slot {
@@ -112,14 +118,27 @@ struct hct_slot {
 	uint8_t sacked;
 };
 
+/** Per-flow counters (hc_flow_stats_get() publishes them). */
 struct hct_flow_stats {
-	uint64_t data_tx;
-	uint64_t data_rx;
-	uint64_t retransmits_rto;
-	uint64_t retransmits_sack;
-	uint64_t rtos;
-	uint64_t dup_rx;
-	uint64_t acks_tx;
+	uint64_t data_tx;          /**< DATA packets, first transmissions */
+	uint64_t data_rx;          /**< DATA packets accepted (not dups) */
+	uint64_t bytes_tx;         /**< payload bytes, first transmissions */
+	uint64_t bytes_rx;         /**< payload bytes accepted */
+	uint64_t retransmits_rto;  /**< DATA sent again on an RTO */
+	uint64_t retransmits_sack; /**< ... by SACK DupThresh */
+	uint64_t retransmits_rack; /**< ... by RACK */
+	uint64_t retransmits_tlp;  /**< ... as a tail-loss probe */
+	uint64_t rtos;             /**< retransmission timeouts */
+	uint64_t tlps;             /**< tail-loss probes */
+	uint64_t dup_rx;           /**< duplicate DATA dropped */
+	uint64_t acks_tx;          /**< pure ACKs sent */
+	uint64_t ecn_ce_rx;        /**< CE-marked DATA received */
+	uint64_t ecn_echoed;       /**< CE marks echoed in our ACKs */
+	uint64_t ecn_ece_rx;       /**< CE marks the peer echoed to us */
+	uint64_t cwnd_decreases;   /**< window cuts (delay, ECN, loss) */
+	uint64_t stray_rx;         /**< from the peer, dropped: beyond the
+	                            *   window, or of its old incarnation */
+	uint64_t rejected_rx;      /**< DATA refused by the upper layer */
 };
 
 enum hct_flow_state {
@@ -147,6 +166,8 @@ struct hct_flow {
 	uint64_t rto_ns;         /**< current, with backoff */
 	uint64_t rto_deadline_ns; /**< 0: timer off */
 	uint32_t rto_retries;    /**< consecutive RTOs without progress */
+	uint32_t n_sacked;       /**< slots in [snd_una, snd_nxt) SACKed */
+	struct hct_cc cc;        /**< window, pacing, RACK, TLP */
 	struct hct_msg_list msgs;
 	int in_txlist;
 	TAILQ_ENTRY(hct_flow) txlink;
@@ -200,8 +221,14 @@ uint32_t hct_tx(struct hct *t);
 /** Send the ACKs that received DATA asks for. @return ACKs sent. */
 uint32_t hct_flush_acks(struct hct *t);
 
-/** Timers: RTOs, HELLOs. @return packets sent. */
+/** Timers: RTOs, RACK, TLPs, HELLOs. @return packets sent. */
 uint32_t hct_tick(struct hct *t);
+
+/** Earliest clock value (ns) at which hct_tick() or hct_tx() has data-path
+ *  work: an RTO, RACK or TLP timer, or a paced packet that may go; 0 when
+ *  a queued packet may go now; UINT64_MAX when none (HELLO and keepalive
+ *  timers are not included). For virtual-time drivers. */
+uint64_t hct_next_timer(const struct hct *t);
 
 /** Peers with which the HELLO exchange is complete. */
 uint32_t hct_established(const struct hct *t);
