@@ -113,12 +113,16 @@ can_decrease(const struct hct_flow *f, uint64_t now)
 	       now - f->cc.last_decrease_ns >= f->srtt_ns;
 }
 
+/* A cut happened (fabric and endpoint windows were f0, e0 before it):
+ * clamp, and count it if it changed a window. */
 static void
-decreased(struct hct *t, struct hct_flow *f, uint64_t now)
+decreased(struct hct *t, struct hct_flow *f, double f0, double e0,
+	  uint64_t now)
 {
 	f->cc.last_decrease_ns = now;
-	f->stats.cwnd_decreases++;
 	set_effective(t, f);
+	if (f->cc.fcwnd < f0 || f->cc.ecwnd < e0)
+		f->stats.cwnd_decreases++;
 }
 
 /* Swift's flow-scaling term (section 3.5): more target delay for a
@@ -169,6 +173,7 @@ dctcp_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	const struct hct_cc_conf *c = &t->conf.cc;
 	struct hct_cc *cc = &f->cc;
 	uint32_t marked = p->flags & HCT_F_ECE ? p->ecn_ce : 0;
+	double f0 = cc->fcwnd;
 
 	/* RFC 8257 section 3.3: alpha once per window of data. */
 	if (!cc->alpha_started) {
@@ -183,12 +188,15 @@ dctcp_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 
 		cc->alpha = (1 - c->dctcp_g) * cc->alpha + c->dctcp_g * frac;
 		cc->win_acked = cc->win_marked = 0;
+		/* The next window: what is in flight at its first ACK (when
+		 * nothing is now, the next flight is not sent yet). */
 		cc->alpha_end_psn = f->snd_nxt;
+		cc->alpha_started = f->snd_una != f->snd_nxt;
 	}
 	if (marked != 0) {
 		if (can_decrease(f, now)) {
 			cc->fcwnd *= 1 - cc->alpha / 2;
-			decreased(t, f, now);
+			decreased(t, f, f0, cc->ecwnd, now);
 		}
 		return;
 	}
@@ -204,6 +212,7 @@ hct_cc_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	const struct hct_cc_conf *c = &t->conf.cc;
 	struct hct_cc *cc = &f->cc;
 	uint64_t rtt, fabric;
+	double f0 = cc->fcwnd, e0 = cc->ecwnd;
 	int may_cut, cut;
 
 	if (p->flags & HCT_F_ECE)
@@ -225,7 +234,7 @@ hct_cc_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		cut |= swift_window(c, &cc->ecwnd, p->host_delay_ns,
 				    c->endpoint_target_ns, num_acked, may_cut);
 		if (cut)
-			decreased(t, f, now);
+			decreased(t, f, f0, e0, now);
 		else
 			set_effective(t, f);
 		break;
@@ -242,6 +251,7 @@ hct_cc_on_loss(struct hct *t, struct hct_flow *f, int rto, uint64_t now)
 {
 	const struct hct_cc_conf *c = &t->conf.cc;
 	struct hct_cc *cc = &f->cc;
+	double f0 = cc->fcwnd, e0 = cc->ecwnd;
 
 	if (!rto) {
 		/* Fast recovery: no probe until it is over (loss.c). */
@@ -255,7 +265,7 @@ hct_cc_on_loss(struct hct *t, struct hct_flow *f, int rto, uint64_t now)
 		cc->fcwnd = c->min_cwnd;
 		if (c->algo == HCT_CC_SWIFT)
 			cc->ecwnd = c->min_cwnd;
-		decreased(t, f, now);
+		decreased(t, f, f0, e0, now);
 		return;
 	}
 	if (!can_decrease(f, now))
@@ -263,7 +273,7 @@ hct_cc_on_loss(struct hct *t, struct hct_flow *f, int rto, uint64_t now)
 	cc->fcwnd *= 1 - c->max_mdf;
 	if (c->algo == HCT_CC_SWIFT)
 		cc->ecwnd *= 1 - c->max_mdf;
-	decreased(t, f, now);
+	decreased(t, f, f0, e0, now);
 }
 
 void

@@ -59,6 +59,7 @@
 #include "fault.h"
 #include "hct.h"
 #include "hct_hdr.h"
+#include "hct_internal.h"
 #include "net.h"
 #include "port.h"
 #include "psn.h"
@@ -1309,6 +1310,248 @@ out:
 	env_destroy();
 }
 
+/* ---- congestion control ----------------------------------------------- */
+
+/* Changes of the sender's (rank 0 -> 1) windows, recorded by watch_cc()
+ * after every pump(). */
+static struct {
+	uint32_t n;
+	struct {
+		uint64_t t;
+		double fcwnd, ecwnd;
+		double alpha;
+		uint64_t fabric;	/* delay sample behind the change */
+		uint64_t srtt;
+	} h[HIST_MAX];
+} hist;
+
+static void
+watch_cc(void)
+{
+	const struct hct_flow *f = &g.ep[0].hct.flows[1];
+	uint32_t n = hist.n;
+
+	if (n > 0 && hist.h[n - 1].fcwnd == f->cc.fcwnd &&
+	    hist.h[n - 1].ecwnd == f->cc.ecwnd &&
+	    hist.h[n - 1].alpha == f->cc.alpha)
+		return;
+	if (n == HIST_MAX)
+		return;
+	hist.h[n].t = g.now;
+	hist.h[n].fcwnd = f->cc.fcwnd;
+	hist.h[n].ecwnd = f->cc.ecwnd;
+	hist.h[n].alpha = f->cc.alpha;
+	hist.h[n].fabric = f->cc.last_fabric_ns;
+	hist.h[n].srtt = f->srtt_ns;
+	hist.n++;
+}
+
+static void
+hist_start(void)
+{
+	memset(&hist, 0, sizeof(hist));
+	g.watch = watch_cc;
+	watch_cc();
+}
+
+/* The law of the tests below: targets 30 us fabric, 1 ms endpoint (the
+ * harness acknowledges at once: host delay 0), beta 0.8, max_mdf 0.5,
+ * ai 1 packet per RTT. */
+static const struct hct_cc_conf swift_conf = {
+	.algo = HCT_CC_SWIFT,
+	.init_cwnd = 16,
+	.min_cwnd = 0.25,
+	.ai = 1.0,
+	.beta = 0.8,
+	.max_mdf = 0.5,
+	.base_target_ns = 20 * HC_NS_PER_US,
+	.hop_scale_ns = 5 * HC_NS_PER_US,
+	.hops = 2,
+	.endpoint_target_ns = HC_NS_PER_MS,
+	.pace_burst = 1,
+};
+
+/* 12. Swift, fabric delay above the target: DATA takes 45 us more, so
+ * every ACK reports a fabric delay of 55 us against the 30 us target. The
+ * fabric window is cut at most once per SRTT, each time by
+ * max(1 - beta * (55 - 30) / 55, 1 - max_mdf) = 0.636..., never below
+ * min_cwnd, never by more than max_mdf; it never grows. Once the window
+ * is below 1 the packets go out paced, SRTT / cwnd apart. */
+static void
+test_swift_decrease(void)
+{
+	const uint64_t delay = 2 * LINK_NS + 45 * HC_NS_PER_US;
+	const double factor = 1.0 - 0.8 * 25.0 / 55.0;
+	struct one r;
+	uint32_t i, cuts = 0, paced = 0;
+	uint64_t gap, last_cut = 0;
+
+	if (one_begin(&r, 300000, 18, &swift_conf) != 0)
+		goto out;
+	CU_ASSERT_EQUAL(hct_cc_fabric_target_ns(&r.a->hct, r.fa),
+			30 * HC_NS_PER_US);
+	g.wire.extra_ns[CLS_DATA] = 45 * HC_NS_PER_US;
+	hist_start();
+	one_send(&r, 200 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.fa->srtt_ns, delay);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos + retx_total(r.fa), 0);
+	for (i = 1; i < hist.n; i++) {
+		double prev = hist.h[i - 1].fcwnd, now = hist.h[i].fcwnd;
+
+		CU_ASSERT(now >= swift_conf.min_cwnd);
+		CU_ASSERT(now <= prev);
+		if (now == prev)
+			continue;
+		cuts++;
+		CU_ASSERT_EQUAL(hist.h[i].fabric, delay);
+		CU_ASSERT(now >= prev * (1 - swift_conf.max_mdf));
+		if (prev * factor >= swift_conf.min_cwnd) {
+			CU_ASSERT_DOUBLE_EQUAL(now, prev * factor, 1e-9);
+		} else {
+			CU_ASSERT_EQUAL(now, swift_conf.min_cwnd);
+		}
+		if (last_cut != 0)
+			CU_ASSERT(hist.h[i].t - last_cut >= hist.h[i].srtt);
+		last_cut = hist.h[i].t;
+	}
+	/* 16 * 0.636^k < 0.25 first for k = 10: nine cuts by the factor,
+	 * the tenth to the floor. */
+	CU_ASSERT_EQUAL(cuts, 10);
+	CU_ASSERT_EQUAL(r.fa->cc.fcwnd, swift_conf.min_cwnd);
+	CU_ASSERT_EQUAL(r.fa->cc.cwnd, swift_conf.min_cwnd);
+	CU_ASSERT_EQUAL(r.fa->stats.cwnd_decreases, cuts);
+	/* At cwnd 0.25 with SRTT 55 us: one packet every 220 us. */
+	gap = (uint64_t)((double)delay / swift_conf.min_cwnd);
+	CU_ASSERT_EQUAL(gap, 220 * HC_NS_PER_US);
+	for (i = 1; i < g.wire.ndata; i++)
+		if (g.wire.data_at[i - 1] > last_cut) {
+			CU_ASSERT_EQUAL(g.wire.data_at[i] - g.wire.data_at[i - 1],
+					gap);
+			paced++;
+		}
+	CU_ASSERT(paced > 100);
+	printf("\n    %u cuts, then %u packets paced %.0f us apart; %.3f ms",
+	       cuts, paced, (double)gap / HC_NS_PER_US,
+	       (double)(g.now - r.t_sent) / HC_NS_PER_MS);
+out:
+	env_destroy();
+}
+
+/* 13. Swift below the target (a clean 10 us wire): both windows grow by
+ * ai / cwnd per packet acknowledged, so ai per RTT; never shrink. Without
+ * pacing the window goes out as one flight per RTT and comes back in one
+ * ACK: exactly ai per RTT, flights of 4, 5, ..., 20 packets (204), then
+ * the last 16 in a window of 21 add 16 / 21. */
+static void
+test_swift_increase(void)
+{
+	struct hct_cc_conf cc = swift_conf;
+	struct one r;
+	uint32_t i;
+
+	cc.init_cwnd = 4;
+	cc.pace_burst = 0; /* no pacing: ACK-clocked flights */
+	if (one_begin(&r, 300000, 19, &cc) != 0)
+		goto out;
+	hist_start();
+	one_send(&r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.npkts, 220);
+	CU_ASSERT_EQUAL(r.fa->stats.cwnd_decreases, 0);
+	CU_ASSERT_EQUAL_FATAL(hist.n, 19);
+	for (i = 1; i < hist.n; i++) {
+		double d = hist.h[i].fcwnd - hist.h[i - 1].fcwnd;
+
+		CU_ASSERT_DOUBLE_EQUAL(d, i < 18 ? cc.ai : 16.0 / 21, 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(hist.h[i].ecwnd - hist.h[i - 1].ecwnd,
+				       d, 1e-9);
+		if (i > 1)
+			CU_ASSERT_EQUAL(hist.h[i].t - hist.h[i - 1].t,
+					2 * LINK_NS);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(r.fa->cc.cwnd, 21 + 16.0 / 21, 1e-9);
+out:
+	env_destroy();
+}
+
+static const struct hct_cc_conf dctcp_conf = {
+	.algo = HCT_CC_DCTCP,
+	.init_cwnd = 32,
+	.min_cwnd = 1,
+	.ai = 1.0,
+	.max_mdf = 0.5,
+	.dctcp_g = 1.0 / 16,
+};
+
+/* 14. DCTCP, every DATA packet CE-marked: the receiver echoes every mark,
+ * alpha stays at 1 (it starts there, RFC 8257), the window halves once
+ * per RTT down to min_cwnd. */
+static void
+test_dctcp_marked(void)
+{
+	struct one r;
+	uint32_t i, cuts = 0;
+	uint64_t last_cut = 0;
+
+	if (one_begin(&r, 100000, 20, &dctcp_conf) != 0)
+		goto out;
+	g.wire.ce[CLS_DATA] = 1;
+	hist_start();
+	one_send(&r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(g.wire.marked[0][CLS_DATA], r.npkts);
+	CU_ASSERT_EQUAL(r.fb->stats.ecn_ce_rx, r.npkts);
+	CU_ASSERT_EQUAL(r.fb->stats.ecn_echoed, r.npkts);
+	CU_ASSERT_EQUAL(r.fa->stats.ecn_ece_rx, r.npkts);
+	CU_ASSERT_EQUAL(r.fa->cc.alpha, 1.0);
+	for (i = 1; i < hist.n; i++) {
+		double prev = hist.h[i - 1].fcwnd, now = hist.h[i].fcwnd;
+
+		CU_ASSERT(now < prev);
+		if (now >= prev)
+			continue;
+		cuts++;
+		CU_ASSERT_EQUAL(now, RTE_MAX(prev / 2, dctcp_conf.min_cwnd));
+		if (last_cut != 0)
+			CU_ASSERT(hist.h[i].t - last_cut >= hist.h[i].srtt);
+		last_cut = hist.h[i].t;
+	}
+	/* 32 -> 16 -> 8 -> 4 -> 2 -> 1 */
+	CU_ASSERT_EQUAL(cuts, 5);
+	CU_ASSERT_EQUAL(r.fa->cc.cwnd, 1.0);
+out:
+	env_destroy();
+}
+
+/* 15. DCTCP without marks: once per window of data alpha decays by
+ * (1 - g); the window only grows. Unpaced, each flight is one window:
+ * 32, 33, ..., 37 packets (207), then the last 13. */
+static void
+test_dctcp_unmarked(void)
+{
+	struct one r;
+	uint32_t i, updates = 0;
+	double alpha = 1.0;
+
+	if (one_begin(&r, 300000, 21, &dctcp_conf) != 0)
+		goto out;
+	hist_start();
+	one_send(&r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.fb->stats.ecn_ce_rx + r.fa->stats.ecn_ece_rx, 0);
+	CU_ASSERT_EQUAL(r.fa->stats.cwnd_decreases, 0);
+	for (i = 1; i < hist.n; i++) {
+		CU_ASSERT(hist.h[i].fcwnd >= hist.h[i - 1].fcwnd);
+		if (hist.h[i].alpha == hist.h[i - 1].alpha)
+			continue;
+		updates++;
+		alpha *= 1 - dctcp_conf.dctcp_g;
+		CU_ASSERT_EQUAL(hist.h[i].alpha, alpha);
+	}
+	CU_ASSERT_EQUAL(updates, 7);
+	CU_ASSERT_EQUAL(r.fa->cc.alpha, alpha);
+	printf("\n    alpha 1 -> %.4f after %u windows", alpha, updates);
+out:
+	env_destroy();
+}
+
 /* 4. 20 % of DATA and of ACKs lost, frames reordered, fixed seed. */
 static void
 test_lossy_reorder(void)
@@ -1958,6 +2201,11 @@ static CU_TestInfo transport_tests[] = {
 	{ "8 restarted peer", test_restart },
 	{ "9 net layer: ARP, ICMP echo, fragments", test_net_layer },
 	{ "10 stale ACK after the window moved", test_stale_ack },
+	{ "12 swift: above target, cut once per RTT, paced below 1",
+	  test_swift_decrease },
+	{ "13 swift: below target, ai per RTT", test_swift_increase },
+	{ "14 dctcp: every DATA marked, halved per RTT", test_dctcp_marked },
+	{ "15 dctcp: no marks, alpha decays", test_dctcp_unmarked },
 	{ "11 upper layer rejects: not acknowledged, sent again",
 	  test_reject },
 	CU_TEST_INFO_NULL,
