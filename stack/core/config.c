@@ -12,11 +12,13 @@
 #include <rte_cfgfile.h>
 
 #include "hypercomm.h"
+#include "cc.h"
 #include "config.h"
 #include "log.h"
 
-/* Numeric keys: section, key, offset of the uint32_t field, default, range.
- * config/example.ini documents each with its unit; keep the two together. */
+/* Numeric keys: section, key, offset of the uint32_t field, default, range,
+ * whether the file must give it. config/example.ini documents each with
+ * its unit; keep the two together. */
 struct num_key {
 	const char *section;
 	const char *key;
@@ -24,12 +26,13 @@ struct num_key {
 	uint32_t def;
 	uint32_t min;
 	uint32_t max;
+	int required;
 };
 
 #define F(field) offsetof(struct hc_config, field)
 static const struct num_key num_keys[] = {
-	{ "job", "id", F(job_id), 0, 1, UINT32_MAX },
-	{ "job", "world_size", F(world_size), 0, 1, HC_MAX_RANKS },
+	{ "job", "id", F(job_id), 0, 1, UINT32_MAX, 1 },
+	{ "job", "world_size", F(world_size), 0, 1, HC_MAX_RANKS, 1 },
 	{ "net", "mtu", F(mtu), 1500, 576, 9000 },
 	{ "net", "arp_timeout_ms", F(arp_timeout_ms), 60000, 100, 3600000 },
 	{ "net", "arp_retry_ms", F(arp_retry_ms), 100, 1, 10000 },
@@ -41,6 +44,20 @@ static const struct num_key num_keys[] = {
 	{ "transport", "ack_every", F(ack_every), 16, 1, 1024 },
 	{ "transport", "keepalive_ms", F(keepalive_ms), 100, 1, 600000 },
 	{ "transport", "peer_timeout_ms", F(peer_timeout_ms), 3000, 0, 3600000 },
+	{ "transport", "swift_base_target_us", F(swift_base_target_us), 25, 1,
+	  10000000 },
+	{ "transport", "swift_hop_scale_ns", F(swift_hop_scale_ns), 1000, 0,
+	  10000000 },
+	{ "transport", "swift_hops", F(swift_hops), 1, 0, 64 },
+	{ "transport", "swift_fs_range_us", F(swift_fs_range_us), 100, 0,
+	  10000000 },
+	{ "transport", "swift_endpoint_target_us", F(swift_endpoint_target_us),
+	  100, 1, 10000000 },
+	{ "transport", "pace_burst", F(pace_burst), 8, 0, 4096 },
+	{ "transport", "reo_wnd_us", F(reo_wnd_us), 0, 0, 10000000 },
+	{ "transport", "tlp_min_us", F(tlp_min_us), 200, 0, 10000000 },
+	{ "transport", "tlp_ack_delay_us", F(tlp_ack_delay_us), 100, 0,
+	  10000000 },
 	{ "coll", "slice_bytes", F(slice_bytes), 262144, 1024, 1u << 30 },
 	{ "coll", "unexpected_max", F(unexpected_max), 2048, 16, 1u << 20 },
 	{ "engine", "idle_spin", F(idle_spin), 64, 0, 1u << 30 },
@@ -56,11 +73,37 @@ static const struct num_key num_keys[] = {
 	{ "port", "tx_desc", F(tx_desc), 1024, 64, 16384 },
 	{ "port", "burst", F(burst), 32, 1, 512 },
 };
+
+/* Fractional keys: the same, as doubles (min < value <= max when
+ * min_open, else min <= value <= max). */
+struct dbl_key {
+	const char *section;
+	const char *key;
+	size_t off;
+	double def;
+	double min;
+	double max;
+	int min_open;
+};
+
+static const struct dbl_key dbl_keys[] = {
+	{ "transport", "cwnd_init", F(cwnd_init), 16, 0, 4096, 1 },
+	{ "transport", "cwnd_min", F(cwnd_min), 0.25, 0, 4096, 1 },
+	{ "transport", "cc_ai", F(cc_ai), 1, 0, 4096, 0 },
+	{ "transport", "cc_max_mdf", F(cc_max_mdf), 0.5, 0, 0.99, 0 },
+	{ "transport", "swift_beta", F(swift_beta), 0.8, 0, 10, 0 },
+	{ "transport", "swift_fs_min_cwnd", F(swift_fs_min_cwnd), 0.1, 0, 4096,
+	  1 },
+	{ "transport", "swift_fs_max_cwnd", F(swift_fs_max_cwnd), 100, 0, 4096,
+	  1 },
+	{ "transport", "dctcp_g", F(dctcp_g), 0.0625, 0, 1, 1 },
+};
 #undef F
 
 /* Non-numeric keys of the known sections, for the unknown-key check. */
 static const char *const other_keys[][2] = {
 	{ "net", "udp_port" },
+	{ "transport", "cc" },
 	{ "engine", "idle" },
 	{ "fault", "seed" },
 	{ "fault", "drop_data_pct" },
@@ -177,6 +220,10 @@ known_key(const char *section, const char *key)
 		if (strcmp(num_keys[i].section, section) == 0 &&
 		    strcmp(num_keys[i].key, key) == 0)
 			return 1;
+	for (i = 0; i < RTE_DIM(dbl_keys); i++)
+		if (strcmp(dbl_keys[i].section, section) == 0 &&
+		    strcmp(dbl_keys[i].key, key) == 0)
+			return 1;
 	for (i = 0; i < RTE_DIM(other_keys); i++)
 		if (strcmp(other_keys[i][0], section) == 0 &&
 		    strcmp(other_keys[i][1], key) == 0)
@@ -292,7 +339,7 @@ load_numbers(struct hc_config *cfg, struct rte_cfgfile *file)
 		uint64_t x;
 
 		if (v == NULL) {
-			if (k->def == 0) {
+			if (k->required) {
 				CFG_ERR(cfg, k->section, k->key, "missing");
 				bad++;
 			}
@@ -307,6 +354,37 @@ load_numbers(struct hc_config *cfg, struct rte_cfgfile *file)
 			continue;
 		}
 		*field = (uint32_t)x;
+	}
+	return bad;
+}
+
+static int
+load_doubles(struct hc_config *cfg, struct rte_cfgfile *file)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < RTE_DIM(dbl_keys); i++) {
+		const struct dbl_key *k = &dbl_keys[i];
+		const char *v = rte_cfgfile_get_entry(file, k->section, k->key);
+		double *field = (double *)((char *)cfg + k->off);
+		char *end;
+		double x;
+
+		*field = k->def;
+		if (v == NULL)
+			continue;
+		errno = 0;
+		x = strtod(v, &end);
+		if (errno != 0 || end == v || *end != '\0' || !(x <= k->max) ||
+		    (k->min_open ? !(x > k->min) : !(x >= k->min))) {
+			CFG_ERR(cfg, k->section, k->key,
+				"'%s' is not a number in %s%g..%g", v,
+				k->min_open ? "(" : "", k->min, k->max);
+			bad++;
+			continue;
+		}
+		*field = x;
 	}
 	return bad;
 }
@@ -329,6 +407,22 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 			bad++;
 		} else {
 			cfg->udp_port = (uint16_t)x;
+		}
+	}
+
+	cfg->cc = HCT_CC_FIXED;
+	v = rte_cfgfile_get_entry(file, "transport", "cc");
+	if (v != NULL) {
+		if (strcmp(v, "fixed") == 0)
+			cfg->cc = HCT_CC_FIXED;
+		else if (strcmp(v, "swift") == 0)
+			cfg->cc = HCT_CC_SWIFT;
+		else if (strcmp(v, "dctcp") == 0)
+			cfg->cc = HCT_CC_DCTCP;
+		else {
+			CFG_ERR(cfg, "transport", "cc",
+				"'%s' is not fixed, swift or dctcp", v);
+			bad++;
 		}
 	}
 
@@ -477,6 +571,7 @@ hc_config_load(const char *path, struct hc_config *cfg)
 		return -HC_ERR_CONFIG;
 	}
 	bad = load_numbers(cfg, file);
+	bad += load_doubles(cfg, file);
 	bad += load_others(cfg, file);
 	bad += check_names(cfg, file);
 	if (bad == 0)
@@ -484,6 +579,17 @@ hc_config_load(const char *path, struct hc_config *cfg)
 	if (bad == 0 && cfg->rto_min_us > cfg->rto_max_us) {
 		CFG_ERR(cfg, "transport", "rto_min_us", "%u > rto_max_us %u",
 			cfg->rto_min_us, cfg->rto_max_us);
+		bad++;
+	}
+	if (bad == 0 && cfg->cwnd_min > cfg->window_pkts) {
+		CFG_ERR(cfg, "transport", "cwnd_min", "%g > window_pkts %u",
+			cfg->cwnd_min, cfg->window_pkts);
+		bad++;
+	}
+	if (bad == 0 && cfg->swift_fs_min_cwnd >= cfg->swift_fs_max_cwnd) {
+		CFG_ERR(cfg, "transport", "swift_fs_min_cwnd",
+			"%g >= swift_fs_max_cwnd %g", cfg->swift_fs_min_cwnd,
+			cfg->swift_fs_max_cwnd);
 		bad++;
 	}
 	rte_cfgfile_close(file);
