@@ -619,6 +619,7 @@ hc_flow_stats_get(struct hc_ctx *ctx, uint32_t peer_rank,
 	s->rtos = c->rtos;
 	s->tlps = c->tlps;
 	s->cwnd_decreases = c->cwnd_decreases;
+	s->spurious_retx = c->spurious_retx;
 	s->ecn_ce_rx = c->ecn_ce_rx;
 	s->ecn_echoed = c->ecn_echoed;
 	s->ecn_ece_rx = c->ecn_ece_rx;

@@ -429,6 +429,9 @@ struct hc_flow_stats {
 	uint64_t rtos;             /**< retransmission timeouts (RFC 6298) */
 	uint64_t tlps;             /**< tail-loss probes sent */
 	uint64_t cwnd_decreases;   /**< window cuts: delay, ECN or loss */
+	uint64_t spurious_retx;    /**< retransmissions found needless (the
+	                            *   ACK echoed the original's timestamp,
+	                            *   RFC 3522) */
 	uint64_t ecn_ce_rx;        /**< DATA received with IPv4 ECN CE */
 	uint64_t ecn_echoed;       /**< CE marks reported in our ACKs */
 	uint64_t ecn_ece_rx;       /**< CE marks the peer reported to us */

@@ -34,6 +34,7 @@ hct_cc_flow_init(struct hct *t, struct hct_flow *f)
 	cc->ecwnd = t->conf.cc.algo == HCT_CC_SWIFT ? c->init_cwnd
 						    : c->max_cwnd;
 	cc->alpha = 1.0;
+	cc->reo_mult = 1;
 	set_effective(t, f);
 }
 

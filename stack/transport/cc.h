@@ -71,7 +71,14 @@
  * most recently sent packet that was delivered, and that packet's RTT
  * (rack_rtt_ns). A packet still unacknowledged and sent before it (earlier,
  * or at the same time with a lower PSN) is lost once it has been out for
- * rack_rtt + reo_wnd; reo_wnd = reo_wnd_ns, or min_rtt / 4 when 0. A
+ * rack_rtt + reo_wnd; reo_wnd = reo_mult * (reo_wnd_ns, or min_rtt / 4
+ * when 0), at most SRTT. reo_mult adapts as RFC 8985 section 6.2 step 4
+ * does, with timestamps in place of DSACK: an ACK that covers a
+ * retransmitted packet but echoes a DATA timestamp older than that
+ * retransmission was caused by the original (RFC 3522's Eifel test), so
+ * the retransmission was spurious: reo_mult doubles (the RFC adds 1),
+ * at most once per SRTT, up to 4096; after 16 RACK recoveries without a
+ * spurious one it is 1 again. A
  * retransmission whose ACK came faster than min_rtt is ignored (it may
  * acknowledge the original, RFC 8985 section 6.2 step 2). Packets not
  * lost yet arm the RACK timer for the moment they would be.
@@ -142,6 +149,9 @@ struct hct_cc {
 	uint32_t rack_psn;
 	uint64_t rack_rtt_ns;
 	uint64_t rack_deadline_ns; /**< 0: timer off */
+	uint32_t reo_mult;        /**< reo_wnd multiplier, 1.. */
+	uint32_t reo_persist;     /**< RACK recoveries until it resets */
+	uint64_t last_spurious_ns; /**< last spurious retransmission seen */
 	/* TLP */
 	uint64_t last_new_ns;     /**< last transmission of new data */
 	uint64_t tlp_deadline_ns; /**< 0: timer off */

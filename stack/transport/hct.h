@@ -136,6 +136,8 @@ struct hct_flow_stats {
 	uint64_t ecn_echoed;       /**< CE marks echoed in our ACKs */
 	uint64_t ecn_ece_rx;       /**< CE marks the peer echoed to us */
 	uint64_t cwnd_decreases;   /**< window cuts (delay, ECN, loss) */
+	uint64_t spurious_retx;    /**< retransmissions found needless: the
+	                            *   original was acknowledged (Eifel) */
 	uint64_t stray_rx;         /**< from the peer, dropped: beyond the
 	                            *   window, or of its old incarnation */
 	uint64_t rejected_rx;      /**< DATA refused by the upper layer */

@@ -65,7 +65,7 @@ void hct_cc_fill_echo(struct hct_flow *f, struct hct_pkt *p);
 
 /* loss.c */
 void hct_rack_delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
-			uint64_t now);
+			uint64_t ts_echo, uint64_t now);
 uint32_t hct_rack_detect(struct hct *t, struct hct_flow *f, uint64_t now);
 void hct_tlp_arm(struct hct *t, struct hct_flow *f, uint64_t now);
 uint32_t hct_loss_tick(struct hct *t, struct hct_flow *f, uint64_t now);

@@ -7,15 +7,36 @@
 #include "hct.h"
 #include "hct_internal.h"
 
+/* RFC 8985 section 6.2 step 4: reo_wnd_persist, and a cap on the
+ * multiplier (reo_wnd is at most SRTT anyway). The multiplier doubles
+ * where the RFC adds 1: on tap, where a thread moving between CPUs
+ * reorders by milliseconds while min_rtt is tens of µs, +1 per SRTT
+ * never catches up. */
+#define HCT_REO_PERSIST 16
+#define HCT_REO_MULT_MAX 4096
+
 /* RFC 8985 section 6.2: RACK.xmit_ts, RACK.end_seq, RACK.rtt from a
  * packet just delivered (cumulatively or by SACK). */
 void
 hct_rack_delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
-		   uint64_t now)
+		   uint64_t ts_echo, uint64_t now)
 {
 	const struct hct_slot *s = &f->slots[psn & t->mask];
 	struct hct_cc *cc = &f->cc;
 	uint64_t rtt = now - s->sent_ns;
+
+	/* Eifel (RFC 3522): the ACK was caused by a DATA packet sent before
+	 * this retransmission, so the original arrived. */
+	if (s->xmits > 1 && ts_echo != 0 && ts_echo < s->sent_ns) {
+		f->stats.spurious_retx++;
+		cc->reo_persist = HCT_REO_PERSIST;
+		if (cc->last_spurious_ns == 0 ||
+		    now - cc->last_spurious_ns >= f->srtt_ns) {
+			cc->last_spurious_ns = now;
+			cc->reo_mult = RTE_MIN(cc->reo_mult * 2,
+					       (uint32_t)HCT_REO_MULT_MAX);
+		}
+	}
 
 	/* An ACK faster than min_rtt after a retransmission may be the
 	 * original's: no information on the retransmission's fate. */
@@ -35,8 +56,12 @@ hct_rack_delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
 static uint64_t
 reo_wnd(const struct hct *t, const struct hct_flow *f)
 {
-	return t->conf.cc.reo_wnd_ns != 0 ? t->conf.cc.reo_wnd_ns
-					  : f->cc.min_rtt_ns / 4;
+	uint64_t base = t->conf.cc.reo_wnd_ns != 0 ? t->conf.cc.reo_wnd_ns
+						   : f->cc.min_rtt_ns / 4;
+	uint64_t w = base * RTE_MAX(f->cc.reo_mult, 1u);
+
+	return f->cc.reo_mult > 1 && f->srtt_ns != 0 ? RTE_MIN(w, f->srtt_ns)
+						     : w;
 }
 
 /* RFC 8985 section 6.2 step 5 (RACK_detect_loss): retransmit every packet
@@ -76,8 +101,11 @@ hct_rack_detect(struct hct *t, struct hct_flow *f, uint64_t now)
 			first = due;
 	}
 	cc->rack_deadline_ns = first;
-	if (sent != 0)
+	if (sent != 0) {
 		hct_cc_on_loss(t, f, 0, now);
+		if (cc->reo_persist != 0 && --cc->reo_persist == 0)
+			cc->reo_mult = 1;
+	}
 	return sent;
 }
 

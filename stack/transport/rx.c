@@ -65,11 +65,12 @@ sack_recovery(struct hct *t, struct hct_flow *f, uint64_t now)
 
 /* A packet of f leaves the flight: delivered, its mbuf released. */
 static void
-delivered(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
+delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
+	  const struct hct_pkt *p, uint64_t now)
 {
 	struct hct_slot *s = &f->slots[psn & t->mask];
 
-	hct_rack_delivered(t, f, psn, now);
+	hct_rack_delivered(t, f, psn, p->ts_echo_ns, now);
 	release(s);
 }
 
@@ -106,7 +107,7 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 				f->n_sacked--;
 				s->sacked = 0;
 			} else {
-				delivered(t, f, psn, now);
+				delivered(t, f, psn, p, now);
 				num_acked++;
 			}
 		}
@@ -125,7 +126,7 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		if (!s->sacked && hct_sack_has(p->sack, ack, psn)) {
 			s->sacked = 1;
 			f->n_sacked++;
-			delivered(t, f, psn, now);
+			delivered(t, f, psn, p, now);
 			num_acked++;
 			sacked_any = 1;
 		}

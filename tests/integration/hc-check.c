@@ -269,11 +269,14 @@ check_flow_stats(const char *tag)
 		rtos += f.rtos;
 		printf("rank %d -> %d: data %" PRIu64 " (%" PRIu64 " B) retx "
 		       "rto/sack/rack/tlp %" PRIu64 "/%" PRIu64 "/%" PRIu64
-		       "/%" PRIu64 " rtos %" PRIu64 " tlps %" PRIu64 " cwnd %.2f "
-		       "srtt %" PRIu64 " ns min_rtt %" PRIu64 " ns\n", rank, p,
+		       "/%" PRIu64 " spurious %" PRIu64 " rtos %" PRIu64 " tlps %"
+		       PRIu64 " cwnd %.2f "
+		       "srtt %" PRIu64 " ns min_rtt %" PRIu64 " ns; from it: data %"
+		       PRIu64 " dup %" PRIu64 "\n", rank, p,
 		       f.data_tx, f.bytes_tx, f.retransmits_rto,
 		       f.retransmits_sack, f.retransmits_rack, f.retransmits_tlp,
-		       f.rtos, f.tlps, f.cwnd, f.srtt_ns, f.min_rtt_ns);
+		       f.spurious_retx, f.rtos, f.tlps, f.cwnd, f.srtt_ns, f.min_rtt_ns,
+		       f.data_rx, f.dup_rx);
 	}
 	hc_stats_get(ctx, &s2);
 	snprintf(name, sizeof(name), "%s: per-flow counters add up", tag);
