@@ -389,9 +389,46 @@ load_doubles(struct hc_config *cfg, struct rte_cfgfile *file)
 	return bad;
 }
 
+/* Keywords of the enumerated keys, indexed by their enum value. */
+static const char *const cc_names[] = {
+	[HCT_CC_FIXED] = "fixed", [HCT_CC_SWIFT] = "swift",
+	[HCT_CC_DCTCP] = "dctcp" };
+static const char *const idle_names[] = {
+	[HC_IDLE_BUSY] = "busy", [HC_IDLE_PAUSE] = "pause",
+	[HC_IDLE_YIELD] = "yield", [HC_IDLE_SLEEP] = "sleep" };
+
+/* An enumerated key: *out = the index of its keyword in names[n], or def
+ * when absent. @return 1 (after logging "'v' is not a, b or c") when the
+ * value is none of them, else 0. */
+static int
+load_choice(struct hc_config *cfg, struct rte_cfgfile *file,
+	    const char *sec, const char *key, const char *const *names,
+	    size_t n, uint32_t def, uint32_t *out)
+{
+	const char *v = rte_cfgfile_get_entry(file, sec, key);
+	char list[128];
+	size_t i, len = 0;
+
+	*out = def;
+	if (v == NULL)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(v, names[i]) == 0) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	for (i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ",
+					names[i]);
+	CFG_ERR(cfg, sec, key, "'%s' is not %s", v, list);
+	return 1;
+}
+
 static int
 load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 {
+	uint32_t x32;
 	const char *v;
 	uint64_t x;
 	double d;
@@ -410,39 +447,11 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 		}
 	}
 
-	cfg->cc = HCT_CC_FIXED;
-	v = rte_cfgfile_get_entry(file, "transport", "cc");
-	if (v != NULL) {
-		if (strcmp(v, "fixed") == 0)
-			cfg->cc = HCT_CC_FIXED;
-		else if (strcmp(v, "swift") == 0)
-			cfg->cc = HCT_CC_SWIFT;
-		else if (strcmp(v, "dctcp") == 0)
-			cfg->cc = HCT_CC_DCTCP;
-		else {
-			CFG_ERR(cfg, "transport", "cc",
-				"'%s' is not fixed, swift or dctcp", v);
-			bad++;
-		}
-	}
-
-	cfg->idle = HC_IDLE_SLEEP;
-	v = rte_cfgfile_get_entry(file, "engine", "idle");
-	if (v != NULL) {
-		if (strcmp(v, "busy") == 0)
-			cfg->idle = HC_IDLE_BUSY;
-		else if (strcmp(v, "pause") == 0)
-			cfg->idle = HC_IDLE_PAUSE;
-		else if (strcmp(v, "yield") == 0)
-			cfg->idle = HC_IDLE_YIELD;
-		else if (strcmp(v, "sleep") == 0)
-			cfg->idle = HC_IDLE_SLEEP;
-		else {
-			CFG_ERR(cfg, "engine", "idle",
-				"'%s' is not busy, pause, yield or sleep", v);
-			bad++;
-		}
-	}
+	bad += load_choice(cfg, file, "transport", "cc", cc_names,
+			   RTE_DIM(cc_names), HCT_CC_FIXED, &cfg->cc);
+	bad += load_choice(cfg, file, "engine", "idle", idle_names,
+			   RTE_DIM(idle_names), HC_IDLE_SLEEP, &x32);
+	cfg->idle = (enum hc_idle_mode)x32;
 
 	cfg->fault_seed = 1;
 	v = getenv("HC_FAULT_SEED");

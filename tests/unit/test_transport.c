@@ -999,6 +999,24 @@ one_send(struct one *r, uint64_t limit_ns)
 	}
 }
 
+/* 100 000 bytes of pattern seed from rank 0 to rank 1 (74 packets, PSN
+ * 0..73) with the DATA packet of PSN psn lost times times, under cc. */
+#define LOSE_LEN 100000
+static int
+one_lose(struct one *r, uint64_t seed, const struct hct_cc_conf *cc,
+	 uint32_t psn, int times)
+{
+	if (one_begin(r, LOSE_LEN, seed, cc) != 0)
+		return -1;
+	g.wire.drop_psn_on = times;
+	g.wire.drop_psn = psn;
+	one_send(r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(g.wire.drop_psn_on, 0);
+	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], (uint64_t)times);
+	CU_ASSERT_EQUAL(r->npkts, 74);
+	return 0;
+}
+
 /* ---- frames built by the tests ---------------------------------------- */
 
 /* Ethernet + IPv4 (checksummed, fragment field frag) + l4 bytes. */
@@ -1212,13 +1230,8 @@ test_drop_third(void)
 	const struct hct_cc_conf cc = { .reo_wnd_ns = HC_NS_PER_MS };
 	struct one r;
 
-	if (one_begin(&r, 100000, 5, &cc) != 0)
+	if (one_lose(&r, 5, &cc, 2, 1) != 0)
 		goto out;
-	g.wire.drop_psn_on = 1;
-	g.wire.drop_psn = 2;
-	one_send(&r, 100 * HC_NS_PER_MS);
-	CU_ASSERT_EQUAL(g.wire.drop_psn_on, 0);
-	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], 1);
 	CU_ASSERT_EQUAL(r.fa->stats.retransmits_sack, 1);
 	CU_ASSERT_EQUAL(retx_total(r.fa), 1);
 	CU_ASSERT_EQUAL(r.fa->stats.rtos, 0);
@@ -1238,12 +1251,8 @@ test_tlp(void)
 {
 	struct one r;
 
-	if (one_begin(&r, 100000, 6, NULL) != 0)
+	if (one_lose(&r, 6, NULL, 73, 1) != 0)
 		goto out;
-	g.wire.drop_psn_on = 1;
-	g.wire.drop_psn = r.npkts - 1;
-	one_send(&r, 100 * HC_NS_PER_MS);
-	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], 1);
 	CU_ASSERT_EQUAL(r.fa->srtt_ns, 2 * LINK_NS);
 	CU_ASSERT_EQUAL(r.b->t_complete,
 			g.wire.drop_psn_at + 2 * r.fa->srtt_ns + LINK_NS);
@@ -1268,12 +1277,8 @@ test_tlp_lost(void)
 {
 	struct one r;
 
-	if (one_begin(&r, 100000, 6, NULL) != 0)
+	if (one_lose(&r, 6, NULL, 73, 2) != 0)
 		goto out;
-	g.wire.drop_psn_on = 2;
-	g.wire.drop_psn = r.npkts - 1;
-	one_send(&r, 100 * HC_NS_PER_MS);
-	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], 2);
 	CU_ASSERT_EQUAL(r.fa->stats.tlps, 1);
 	CU_ASSERT_EQUAL(r.fa->stats.rtos, 1);
 	CU_ASSERT_EQUAL(r.fa->stats.retransmits_rto, 1);
@@ -1294,12 +1299,8 @@ test_rack(void)
 {
 	struct one r;
 
-	if (one_begin(&r, 100000, 17, NULL) != 0)
+	if (one_lose(&r, 17, NULL, 71, 1) != 0)
 		goto out;
-	g.wire.drop_psn_on = 1;
-	g.wire.drop_psn = r.npkts - 3;
-	one_send(&r, 100 * HC_NS_PER_MS);
-	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], 1);
 	CU_ASSERT_EQUAL(r.fa->stats.retransmits_rack, 1);
 	CU_ASSERT_EQUAL(retx_total(r.fa), 1);
 	CU_ASSERT_EQUAL(r.fa->stats.tlps + r.fa->stats.rtos, 0);
