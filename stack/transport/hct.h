@@ -4,14 +4,16 @@
  * HCT v1, the reliable collective transport.
  *
  * One flow per peer rank (a single priority class in v1). Sender: PSNs
- * from 0 per incarnation, a fixed window of window_pkts unacknowledged
- * packets, each kept (mbuf reference) until cumulatively or selectively
- * acknowledged. Retransmission on timeout with RTO per RFC 6298 (SRTT,
- * RTTVAR, K = 4, alpha 1/8, beta 1/4; RTT samples from the echoed
- * timestamp, so retransmissions give valid samples), a configured minimum
- * and maximum, exponential backoff and a retry budget; plus a SACK-driven
- * fast retransmit of a hole once 3 later packets are SACKed (RFC 6675's
- * DupThresh). Receiver: cumulative ACK + 128-bit SACK bitmap, one ACK per
+ * from 0 per incarnation, at most window_pkts unacknowledged packets (the
+ * slot ring), each kept (mbuf reference) until cumulatively or selectively
+ * acknowledged; within that, the congestion window and pacing of cc.h
+ * (cc = fixed: window_pkts, no pacing). Retransmission on timeout with RTO
+ * per RFC 6298 (SRTT, RTTVAR, K = 4, alpha 1/8, beta 1/4; RTT samples from
+ * the echoed timestamp, so retransmissions give valid samples), a
+ * configured minimum and maximum, exponential backoff and a retry budget;
+ * a SACK-driven fast retransmit of a hole once 3 later packets are SACKed
+ * (RFC 6675's DupThresh); RACK time-based loss detection and a tail-loss
+ * probe (RFC 8985, loss.c). Receiver: cumulative ACK + 128-bit SACK bitmap, one ACK per
  * flow per RX burst (or every ack_every DATA packets, or at once on a
  * hole or a duplicate); duplicates are re-acknowledged and dropped, so the
  * layer above sees every DATA packet exactly once.
@@ -27,6 +29,8 @@
  *
  * Driven by three inputs: hct_input() (a received packet), hct_tick()
  * (the clock) and hct_send() (a request); sends go through stack/net only.
+ * DATA leaves ECT(0); CE marks on arriving DATA are echoed in ACKs
+ * (HCT_F_ECE, ecn_ce) for cc = dctcp.
  */
 #ifndef HC_TRANSPORT_HCT_H
 #define HC_TRANSPORT_HCT_H
