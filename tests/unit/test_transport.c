@@ -1474,6 +1474,45 @@ out:
 	env_destroy();
 }
 
+/* 13b. Swift under loss, delay below the target: a RACK retransmission
+ * (fast recovery) cuts both windows by max_mdf once; a lost probe ends in
+ * an RTO, which sets them to min_cwnd. Nothing else ever shrinks them. */
+static void
+test_swift_loss(void)
+{
+	struct hct_cc_conf cc = swift_conf;
+	struct one r;
+	uint32_t i, cuts;
+	int rto;
+
+	for (rto = 0; rto < 2; rto++) {
+		cc.pace_burst = 0;
+		if (one_begin(&r, LOSE_LEN, 22, &cc) != 0) {
+			env_destroy();
+			break;
+		}
+		hist_start();
+		g.wire.drop_psn_on = rto ? 2 : 1;
+		g.wire.drop_psn = rto ? 73 : 71;
+		one_send(&r, 100 * HC_NS_PER_MS);
+		CU_ASSERT_EQUAL(r.fa->stats.rtos, (uint64_t)rto);
+		CU_ASSERT_EQUAL(r.fa->stats.retransmits_rack, rto ? 0 : 1);
+		for (i = 1, cuts = 0; i < hist.n; i++) {
+			double prev = hist.h[i - 1].fcwnd;
+
+			if (hist.h[i].fcwnd >= prev)
+				continue;
+			cuts++;
+			CU_ASSERT_EQUAL(hist.h[i].fcwnd, rto ? cc.min_cwnd :
+					prev * (1 - cc.max_mdf));
+			CU_ASSERT_EQUAL(hist.h[i].ecwnd, hist.h[i].fcwnd);
+		}
+		CU_ASSERT_EQUAL(cuts, 1);
+		CU_ASSERT_EQUAL(r.fa->stats.cwnd_decreases, 1);
+		env_destroy();
+	}
+}
+
 static const struct hct_cc_conf dctcp_conf = {
 	.algo = HCT_CC_DCTCP,
 	.init_cwnd = 32,
@@ -2205,6 +2244,7 @@ static CU_TestInfo transport_tests[] = {
 	{ "12 swift: above target, cut once per RTT, paced below 1",
 	  test_swift_decrease },
 	{ "13 swift: below target, ai per RTT", test_swift_increase },
+	{ "13b swift: RACK cuts by max_mdf, RTO to min_cwnd", test_swift_loss },
 	{ "14 dctcp: every DATA marked, halved per RTT", test_dctcp_marked },
 	{ "15 dctcp: no marks, alpha decays", test_dctcp_unmarked },
 	{ "11 upper layer rejects: not acknowledged, sent again",
