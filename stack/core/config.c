@@ -12,12 +12,14 @@
 #include <rte_cfgfile.h>
 
 #include "hypercomm.h"
+#include "cc.h"
 #include "config.h"
 #include "fault.h"
 #include "log.h"
 
-/* Numeric keys: section, key, offset of the uint32_t field, default, range.
- * config/example.ini documents each with its unit; keep the two together. */
+/* Numeric keys: section, key, offset of the uint32_t field, default, range,
+ * whether the file must give it. config/example.ini documents each with
+ * its unit; keep the two together. */
 struct num_key {
 	const char *section;
 	const char *key;
@@ -25,12 +27,13 @@ struct num_key {
 	uint32_t def;
 	uint32_t min;
 	uint32_t max;
+	int required;
 };
 
 #define F(field) offsetof(struct hc_config, field)
 static const struct num_key num_keys[] = {
-	{ "job", "id", F(job_id), 0, 1, UINT32_MAX },
-	{ "job", "world_size", F(world_size), 0, 1, HC_MAX_RANKS },
+	{ "job", "id", F(job_id), 0, 1, UINT32_MAX, 1 },
+	{ "job", "world_size", F(world_size), 0, 1, HC_MAX_RANKS, 1 },
 	{ "net", "mtu", F(mtu), 1500, 576, 9000 },
 	{ "net", "arp_timeout_ms", F(arp_timeout_ms), 60000, 100, 3600000 },
 	{ "net", "arp_retry_ms", F(arp_retry_ms), 100, 1, 10000 },
@@ -48,6 +51,20 @@ static const struct num_key num_keys[] = {
 	{ "transport", "rx_credit_bdp_pct", F(rx_credit_bdp_pct), 150, 0,
 	  10000 },
 	{ "transport", "bdp_bytes", F(bdp_bytes), 100000, 1500, 1u << 30 },
+	{ "transport", "swift_base_target_us", F(swift_base_target_us), 25, 1,
+	  10000000 },
+	{ "transport", "swift_hop_scale_ns", F(swift_hop_scale_ns), 1000, 0,
+	  10000000 },
+	{ "transport", "swift_hops", F(swift_hops), 1, 0, 64 },
+	{ "transport", "swift_fs_range_us", F(swift_fs_range_us), 100, 0,
+	  10000000 },
+	{ "transport", "swift_endpoint_target_us", F(swift_endpoint_target_us),
+	  100, 1, 10000000 },
+	{ "transport", "pace_burst", F(pace_burst), 8, 0, 4096 },
+	{ "transport", "reo_wnd_us", F(reo_wnd_us), 0, 0, 10000000 },
+	{ "transport", "tlp_min_us", F(tlp_min_us), 200, 0, 10000000 },
+	{ "transport", "tlp_ack_delay_us", F(tlp_ack_delay_us), 100, 0,
+	  10000000 },
 	{ "coll", "slice_bytes", F(slice_bytes), 262144, 1024, 1u << 30 },
 	{ "coll", "unexpected_max", F(unexpected_max), 2048, 16, 1u << 20 },
 	{ "engine", "idle_spin", F(idle_spin), 64, 0, 1u << 30 },
@@ -63,11 +80,37 @@ static const struct num_key num_keys[] = {
 	{ "port", "tx_desc", F(tx_desc), 1024, 64, 16384 },
 	{ "port", "burst", F(burst), 32, 1, 512 },
 };
+
+/* Fractional keys: the same, as doubles (min < value <= max when
+ * min_open, else min <= value <= max). */
+struct dbl_key {
+	const char *section;
+	const char *key;
+	size_t off;
+	double def;
+	double min;
+	double max;
+	int min_open;
+};
+
+static const struct dbl_key dbl_keys[] = {
+	{ "transport", "cwnd_init", F(cwnd_init), 16, 0, 4096, 1 },
+	{ "transport", "cwnd_min", F(cwnd_min), 0.25, 0, 4096, 1 },
+	{ "transport", "cc_ai", F(cc_ai), 1, 0, 4096, 0 },
+	{ "transport", "cc_max_mdf", F(cc_max_mdf), 0.5, 0, 0.99, 0 },
+	{ "transport", "swift_beta", F(swift_beta), 0.8, 0, 10, 0 },
+	{ "transport", "swift_fs_min_cwnd", F(swift_fs_min_cwnd), 0.1, 0, 4096,
+	  1 },
+	{ "transport", "swift_fs_max_cwnd", F(swift_fs_max_cwnd), 100, 0, 4096,
+	  1 },
+	{ "transport", "dctcp_g", F(dctcp_g), 0.0625, 0, 1, 1 },
+};
 #undef F
 
 /* Non-numeric keys of the known sections, for the unknown-key check. */
 static const char *const other_keys[][2] = {
 	{ "net", "udp_port" },
+	{ "transport", "cc" },
 	{ "engine", "idle" },
 	{ "fault", "seed" },
 	{ "fault", "drop_data_pct" },
@@ -186,6 +229,10 @@ known_key(const char *section, const char *key)
 		if (strcmp(num_keys[i].section, section) == 0 &&
 		    strcmp(num_keys[i].key, key) == 0)
 			return 1;
+	for (i = 0; i < RTE_DIM(dbl_keys); i++)
+		if (strcmp(dbl_keys[i].section, section) == 0 &&
+		    strcmp(dbl_keys[i].key, key) == 0)
+			return 1;
 	for (i = 0; i < RTE_DIM(other_keys); i++)
 		if (strcmp(other_keys[i][0], section) == 0 &&
 		    strcmp(other_keys[i][1], key) == 0)
@@ -301,7 +348,7 @@ load_numbers(struct hc_config *cfg, struct rte_cfgfile *file)
 		uint64_t x;
 
 		if (v == NULL) {
-			if (k->def == 0) {
+			if (k->required) {
 				CFG_ERR(cfg, k->section, k->key, "missing");
 				bad++;
 			}
@@ -326,11 +373,12 @@ other_defaults(struct hc_config *cfg)
 {
 	cfg->udp_port = 51966;
 	cfg->idle = HC_IDLE_SLEEP;
+	cfg->cc = HCT_CC_FIXED;
 	cfg->fault_seed = 1;
 	cfg->fault_drop_data = 0;
 }
 
-/* Numeric keys at their defaults. */
+/* Numeric keys (integer and real) at their defaults. */
 static void
 num_defaults(struct hc_config *cfg)
 {
@@ -338,6 +386,8 @@ num_defaults(struct hc_config *cfg)
 
 	for (i = 0; i < RTE_DIM(num_keys); i++)
 		*(uint32_t *)((char *)cfg + num_keys[i].off) = num_keys[i].def;
+	for (i = 0; i < RTE_DIM(dbl_keys); i++)
+		*(double *)((char *)cfg + dbl_keys[i].off) = dbl_keys[i].def;
 }
 
 /* Reports a bad [fault] value: from the environment variable env when
@@ -391,8 +441,76 @@ load_fault(struct hc_config *cfg, struct rte_cfgfile *file)
 }
 
 static int
+load_doubles(struct hc_config *cfg, struct rte_cfgfile *file)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < RTE_DIM(dbl_keys); i++) {
+		const struct dbl_key *k = &dbl_keys[i];
+		const char *v = rte_cfgfile_get_entry(file, k->section, k->key);
+		double *field = (double *)((char *)cfg + k->off);
+		char *end;
+		double x;
+
+		*field = k->def;
+		if (v == NULL)
+			continue;
+		errno = 0;
+		x = strtod(v, &end);
+		if (errno != 0 || end == v || *end != '\0' || !(x <= k->max) ||
+		    (k->min_open ? !(x > k->min) : !(x >= k->min))) {
+			CFG_ERR(cfg, k->section, k->key,
+				"'%s' is not a number in %s%g..%g", v,
+				k->min_open ? "(" : "", k->min, k->max);
+			bad++;
+			continue;
+		}
+		*field = x;
+	}
+	return bad;
+}
+
+/* Keywords of the enumerated keys, indexed by their enum value. */
+static const char *const cc_names[] = {
+	[HCT_CC_FIXED] = "fixed", [HCT_CC_SWIFT] = "swift",
+	[HCT_CC_DCTCP] = "dctcp" };
+static const char *const idle_names[] = {
+	[HC_IDLE_BUSY] = "busy", [HC_IDLE_PAUSE] = "pause",
+	[HC_IDLE_YIELD] = "yield", [HC_IDLE_SLEEP] = "sleep" };
+
+/* An enumerated key: *out = the index of its keyword in names[n], or def
+ * when absent. @return 1 (after logging "'v' is not a, b or c") when the
+ * value is none of them, else 0. */
+static int
+load_choice(struct hc_config *cfg, struct rte_cfgfile *file,
+	    const char *sec, const char *key, const char *const *names,
+	    size_t n, uint32_t def, uint32_t *out)
+{
+	const char *v = rte_cfgfile_get_entry(file, sec, key);
+	char list[128];
+	size_t i, len = 0;
+
+	*out = def;
+	if (v == NULL)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(v, names[i]) == 0) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	for (i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ",
+					names[i]);
+	CFG_ERR(cfg, sec, key, "'%s' is not %s", v, list);
+	return 1;
+}
+
+static int
 load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 {
+	uint32_t x32;
 	const char *v;
 	uint64_t x;
 	double d;
@@ -410,22 +528,11 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 		}
 	}
 
-	v = rte_cfgfile_get_entry(file, "engine", "idle");
-	if (v != NULL) {
-		if (strcmp(v, "busy") == 0)
-			cfg->idle = HC_IDLE_BUSY;
-		else if (strcmp(v, "pause") == 0)
-			cfg->idle = HC_IDLE_PAUSE;
-		else if (strcmp(v, "yield") == 0)
-			cfg->idle = HC_IDLE_YIELD;
-		else if (strcmp(v, "sleep") == 0)
-			cfg->idle = HC_IDLE_SLEEP;
-		else {
-			CFG_ERR(cfg, "engine", "idle",
-				"'%s' is not busy, pause, yield or sleep", v);
-			bad++;
-		}
-	}
+	bad += load_choice(cfg, file, "transport", "cc", cc_names,
+			   RTE_DIM(cc_names), HCT_CC_FIXED, &cfg->cc);
+	bad += load_choice(cfg, file, "engine", "idle", idle_names,
+			   RTE_DIM(idle_names), HC_IDLE_SLEEP, &x32);
+	cfg->idle = (enum hc_idle_mode)x32;
 
 	v = getenv("HC_FAULT_SEED");
 	if (v == NULL)
@@ -553,6 +660,7 @@ hc_config_load(const char *path, struct hc_config *cfg)
 	}
 	other_defaults(cfg);
 	bad = load_numbers(cfg, file);
+	bad += load_doubles(cfg, file);
 	bad += load_others(cfg, file);
 	bad += check_names(cfg, file);
 	if (bad == 0)
@@ -560,6 +668,17 @@ hc_config_load(const char *path, struct hc_config *cfg)
 	if (bad == 0 && cfg->rto_min_us > cfg->rto_max_us) {
 		CFG_ERR(cfg, "transport", "rto_min_us", "%u > rto_max_us %u",
 			cfg->rto_min_us, cfg->rto_max_us);
+		bad++;
+	}
+	if (bad == 0 && cfg->cwnd_min > cfg->window_pkts) {
+		CFG_ERR(cfg, "transport", "cwnd_min", "%g > window_pkts %u",
+			cfg->cwnd_min, cfg->window_pkts);
+		bad++;
+	}
+	if (bad == 0 && cfg->swift_fs_min_cwnd >= cfg->swift_fs_max_cwnd) {
+		CFG_ERR(cfg, "transport", "swift_fs_min_cwnd",
+			"%g >= swift_fs_max_cwnd %g", cfg->swift_fs_min_cwnd,
+			cfg->swift_fs_max_cwnd);
 		bad++;
 	}
 	rte_cfgfile_close(file);

@@ -56,6 +56,24 @@ struct hc_config {
 	uint32_t rx_credit_bdp_pct;  /**< [transport] rx_credit_bdp_pct, 0:
 	                              *   no receiver credits */
 	uint32_t bdp_bytes;          /**< [transport] bdp_bytes */
+	uint32_t cc;              /**< [transport] cc: enum hct_cc_algo */
+	double cwnd_init;         /**< [transport] cwnd_init, packets */
+	double cwnd_min;          /**< [transport] cwnd_min, packets */
+	double cc_ai;             /**< [transport] cc_ai, packets per RTT */
+	double cc_max_mdf;        /**< [transport] cc_max_mdf, fraction */
+	double swift_beta;        /**< [transport] swift_beta */
+	uint32_t swift_base_target_us; /**< [transport] swift_base_target_us */
+	uint32_t swift_hop_scale_ns;   /**< [transport] swift_hop_scale_ns */
+	uint32_t swift_hops;           /**< [transport] swift_hops */
+	uint32_t swift_fs_range_us;    /**< [transport] swift_fs_range_us */
+	double swift_fs_min_cwnd;      /**< [transport] swift_fs_min_cwnd */
+	double swift_fs_max_cwnd;      /**< [transport] swift_fs_max_cwnd */
+	uint32_t swift_endpoint_target_us; /**< [transport] ..._target_us */
+	double dctcp_g;           /**< [transport] dctcp_g */
+	uint32_t pace_burst;      /**< [transport] pace_burst, packets */
+	uint32_t reo_wnd_us;      /**< [transport] reo_wnd_us, 0: min_rtt/4 */
+	uint32_t tlp_min_us;      /**< [transport] tlp_min_us */
+	uint32_t tlp_ack_delay_us; /**< [transport] tlp_ack_delay_us */
 	uint32_t slice_bytes;     /**< [coll] slice_bytes */
 	uint32_t unexpected_max;  /**< [coll] unexpected_max, packets held */
 	enum hc_idle_mode idle;   /**< [engine] idle */

@@ -389,6 +389,25 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	tc.tx_ring_max_bytes = cfg->tx_ring_max_bytes;
 	tc.rx_credit_bdp_pct = cfg->rx_credit_bdp_pct;
 	tc.bdp_bytes = cfg->bdp_bytes;
+	tc.cc.algo = (enum hct_cc_algo)cfg->cc;
+	tc.cc.init_cwnd = cfg->cwnd_init;
+	tc.cc.min_cwnd = cfg->cwnd_min;
+	tc.cc.ai = cfg->cc_ai;
+	tc.cc.beta = cfg->swift_beta;
+	tc.cc.max_mdf = cfg->cc_max_mdf;
+	tc.cc.base_target_ns = cfg->swift_base_target_us * HC_NS_PER_US;
+	tc.cc.hop_scale_ns = cfg->swift_hop_scale_ns;
+	tc.cc.hops = cfg->swift_hops;
+	tc.cc.fs_range_ns = cfg->swift_fs_range_us * HC_NS_PER_US;
+	tc.cc.fs_min_cwnd = cfg->swift_fs_min_cwnd;
+	tc.cc.fs_max_cwnd = cfg->swift_fs_max_cwnd;
+	tc.cc.endpoint_target_ns = cfg->swift_endpoint_target_us *
+				   HC_NS_PER_US;
+	tc.cc.dctcp_g = cfg->dctcp_g;
+	tc.cc.pace_burst = cfg->pace_burst;
+	tc.cc.reo_wnd_ns = cfg->reo_wnd_us * HC_NS_PER_US;
+	tc.cc.tlp_min_ns = cfg->tlp_min_us * HC_NS_PER_US;
+	tc.cc.tlp_ack_delay_ns = cfg->tlp_ack_delay_us * HC_NS_PER_US;
 	do
 		tc.nonce = (uint32_t)rte_rand();
 	while (tc.nonce == 0);
@@ -632,7 +651,9 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 
 		s->hct_data_tx += f->data_tx;
 		s->hct_data_rx += f->data_rx;
-		s->hct_retransmits += f->retransmits_rto + f->retransmits_sack;
+		s->hct_retransmits += f->retransmits_rto + f->retransmits_sack +
+				      f->retransmits_rack +
+				      f->retransmits_tlp;
 		s->hct_rtos += f->rtos;
 		s->hct_dup_rx += f->dup_rx;
 		s->hct_acks_tx += f->acks_tx;
@@ -654,3 +675,54 @@ hc_fault_stats_get(struct hc_ctx *ctx, struct hc_fault_stats *s)
 	memcpy(s, &ctx->port.fault.stats, sizeof(*s));
 	return 0;
 }
+
+int
+hc_flow_stats_get(struct hc_ctx *ctx, uint32_t peer_rank,
+		  struct hc_flow_stats *s)
+{
+	const struct hct_flow *f;
+	const struct hct_flow_stats *c;
+
+	if (ctx == NULL || s == NULL ||
+	    (f = hct_flow(&ctx->hct, peer_rank)) == NULL)
+		return -HC_ERR_INVAL;
+	c = &f->stats;
+	memset(s, 0, sizeof(*s));
+	s->data_tx = c->data_tx;
+	s->data_rx = c->data_rx;
+	s->bytes_tx = c->bytes_tx;
+	s->bytes_rx = c->bytes_rx;
+	s->acks_tx = c->acks_tx;
+	s->retransmits_rto = c->retransmits_rto;
+	s->retransmits_sack = c->retransmits_sack;
+	s->retransmits_rack = c->retransmits_rack;
+	s->retransmits_tlp = c->retransmits_tlp;
+	s->rtos = c->rtos;
+	s->tlps = c->tlps;
+	s->cwnd_decreases = c->cwnd_decreases;
+	s->spurious_retx = c->spurious_retx;
+	s->ecn_ce_rx = c->ecn_ce_rx;
+	s->ecn_echoed = c->ecn_echoed;
+	s->ecn_ece_rx = c->ecn_ece_rx;
+	s->dup_rx = c->dup_rx;
+	s->stray_rx = c->stray_rx;
+	s->rejected_rx = c->rejected_rx;
+	s->cc = (enum hc_cc_algo)ctx->hct.conf.cc.algo;
+	s->cwnd = s->cc == HC_CC_FIXED ? ctx->hct.conf.window_pkts
+				       : f->cc.cwnd;
+	s->cwnd_fabric = s->cc == HC_CC_FIXED ? s->cwnd : f->cc.fcwnd;
+	s->cwnd_endpoint = s->cc == HC_CC_FIXED ? s->cwnd : f->cc.ecwnd;
+	s->dctcp_alpha = f->cc.alpha;
+	s->srtt_ns = f->srtt_ns;
+	s->rttvar_ns = f->rttvar_ns;
+	s->min_rtt_ns = f->cc.min_rtt_ns;
+	s->rto_ns = f->rto_ns;
+	s->inflight = f->snd_nxt - f->snd_una - f->n_sacked;
+	s->lost = f->state == HCT_FLOW_LOST;
+	return 0;
+}
+
+_Static_assert((int)HC_CC_FIXED == (int)HCT_CC_FIXED &&
+	       (int)HC_CC_SWIFT == (int)HCT_CC_SWIFT &&
+	       (int)HC_CC_DCTCP == (int)HCT_CC_DCTCP,
+	       "hc_cc_algo mirrors hct_cc_algo");

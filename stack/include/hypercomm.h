@@ -404,7 +404,8 @@ struct hc_stats {
 	uint64_t icmp_echo_replies; /**< ping replies sent */
 	uint64_t hct_data_tx;       /**< HCT DATA packets sent, first copies */
 	uint64_t hct_data_rx;       /**< HCT DATA packets accepted (not dups) */
-	uint64_t hct_retransmits;   /**< DATA packets sent again (RTO or SACK) */
+	uint64_t hct_retransmits;   /**< DATA packets sent again (RTO, SACK,
+	                             *   RACK or tail-loss probe) */
 	uint64_t hct_rtos;          /**< retransmission timeouts */
 	uint64_t hct_dup_rx;        /**< duplicate DATA packets discarded */
 	uint64_t hct_acks_tx;       /**< pure ACK packets sent */
@@ -471,6 +472,70 @@ struct hc_fault_stats {
  * @return 0, or -HC_ERR_INVAL if ctx or stats is NULL.
  */
 int hc_fault_stats_get(struct hc_ctx *ctx, struct hc_fault_stats *stats);
+/** Congestion control of a flow (the [transport] cc key). */
+enum hc_cc_algo {
+	HC_CC_FIXED = 0, /**< window_pkts in flight, no pacing */
+	HC_CC_SWIFT = 1, /**< Swift delay targets (SIGCOMM 2020) */
+	HC_CC_DCTCP = 2, /**< DCTCP ECN reaction (RFC 8257) */
+};
+
+/**
+ * Counters and state of the flow between this rank and one peer (both
+ * directions), since hc_init(). Packet counts are HCT packets; bytes are
+ * payload bytes (no headers). Windows are in packets, fractional (below 1
+ * means one packet every SRTT / cwnd).
+ */
+struct hc_flow_stats {
+	uint64_t data_tx;          /**< DATA packets sent, first copies */
+	uint64_t data_rx;          /**< DATA packets accepted (not dups) */
+	uint64_t bytes_tx;         /**< payload bytes sent, first copies */
+	uint64_t bytes_rx;         /**< payload bytes accepted */
+	uint64_t acks_tx;          /**< pure ACK packets sent */
+	uint64_t retransmits_rto;  /**< DATA sent again after an RTO */
+	uint64_t retransmits_sack; /**< ... 3 later packets SACKed (RFC 6675) */
+	uint64_t retransmits_rack; /**< ... by RACK time (RFC 8985) */
+	uint64_t retransmits_tlp;  /**< ... as a tail-loss probe (RFC 8985) */
+	uint64_t rtos;             /**< retransmission timeouts (RFC 6298) */
+	uint64_t tlps;             /**< tail-loss probes sent */
+	uint64_t cwnd_decreases;   /**< window cuts: delay, ECN or loss */
+	uint64_t spurious_retx;    /**< retransmissions found needless (the
+	                            *   ACK echoed the original's timestamp,
+	                            *   RFC 3522) */
+	uint64_t ecn_ce_rx;        /**< DATA received with IPv4 ECN CE */
+	uint64_t ecn_echoed;       /**< CE marks reported in our ACKs */
+	uint64_t ecn_ece_rx;       /**< CE marks the peer reported to us */
+	uint64_t dup_rx;           /**< duplicate DATA dropped (acknowledged
+	                            *   again) */
+	uint64_t stray_rx;         /**< from this peer, dropped: PSN beyond
+	                            *   any window, ACK of unsent PSNs */
+	uint64_t rejected_rx;      /**< DATA refused for lack of room (the
+	                            *   peer sends it again) */
+	double cwnd;               /**< effective window, packets:
+	                            *   min(cwnd_fabric, cwnd_endpoint) */
+	double cwnd_fabric;        /**< Swift fabric window (DCTCP: the
+	                            *   window), packets */
+	double cwnd_endpoint;      /**< Swift endpoint window, packets */
+	double dctcp_alpha;        /**< DCTCP's marked fraction EWMA, 0..1 */
+	uint64_t srtt_ns;          /**< smoothed RTT (RFC 6298), ns; 0: no
+	                            *   sample yet */
+	uint64_t rttvar_ns;        /**< RTT variation (RFC 6298), ns */
+	uint64_t min_rtt_ns;       /**< least fabric RTT sample, ns */
+	uint64_t rto_ns;           /**< current RTO with backoff, ns */
+	uint32_t inflight;         /**< DATA packets sent, not yet
+	                            *   acknowledged or SACKed */
+	enum hc_cc_algo cc;        /**< the law in use */
+	int lost;                  /**< 1 once the peer is lost */
+};
+
+/**
+ * Read the counters of the flow to peer_rank. A snapshot: with an engine
+ * lcore running, fields are read one by one while it updates them (each
+ * is consistent; they may be from slightly different moments).
+ * @return 0, or -HC_ERR_INVAL if ctx or stats is NULL, or peer_rank is
+ *         not a rank of the job or is the caller's own rank.
+ */
+int hc_flow_stats_get(struct hc_ctx *ctx, uint32_t peer_rank,
+		      struct hc_flow_stats *stats);
 
 #ifdef __cplusplus
 }

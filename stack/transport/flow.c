@@ -22,6 +22,13 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 	    conf->window_pkts == 0 || conf->window_pkts > 4096 ||
 	    conf->rank >= conf->world_size || conf->bulk_min_share_pct > 50)
 		return -HC_ERR_INVAL;
+	if (conf->cc.algo != HCT_CC_FIXED &&
+	    (!(conf->cc.min_cwnd > 0) || conf->cc.min_cwnd > conf->window_pkts ||
+	     !(conf->cc.max_mdf >= 0 && conf->cc.max_mdf < 1) ||
+	     !(conf->cc.beta >= 0) || !(conf->cc.ai >= 0) ||
+	     (conf->cc.algo == HCT_CC_DCTCP &&
+	      !(conf->cc.dctcp_g > 0 && conf->cc.dctcp_g <= 1))))
+		return -HC_ERR_INVAL;
 	payload = hc_net_udp_payload_max(net);
 	if (payload < HCT_HDR_LEN + 64) {
 		HC_LOG(ERR, TRANSPORT, "MTU %u leaves no room for DATA",
@@ -33,6 +40,10 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 	t->conf = *conf;
 	t->up = *up;
 	t->up_ctx = up_ctx;
+	t->conf.cc.max_cwnd = conf->window_pkts;
+	if (!(t->conf.cc.init_cwnd > 0) ||
+	    t->conf.cc.init_cwnd > conf->window_pkts)
+		t->conf.cc.init_cwnd = conf->window_pkts;
 	/* A multiple of 8 so that every packet starts on an element of any
 	 * dtype (at most 8 bytes) when the message does. */
 	t->mss = (payload - HCT_HDR_LEN) & ~7u;
@@ -52,6 +63,7 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		f->snd_una = f->snd_nxt = f->rcv_nxt = conf->initial_psn;
 		for (j = 0; j < HCT_CLASS__MAX; j++)
 			TAILQ_INIT(&f->msgs[j]);
+		hct_cc_flow_init(t, f);
 		if (i == conf->rank)
 			continue;
 		f->slots = calloc(size, sizeof(*f->slots));
@@ -166,6 +178,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		if (hct_rx_bit(t, f, psn))
 			hct_sack_set(p->sack, f->rcv_nxt, psn);
 	}
+	hct_cc_fill_echo(f, p);
 	p->ts_echo_ns = f->echo_ts_ns;
 	if (f->echo_ts_ns != 0)
 		p->host_delay_ns = (uint32_t)RTE_MIN(now - f->echo_arrival_ns,

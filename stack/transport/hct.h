@@ -4,14 +4,17 @@
  * HCT v1, the reliable collective transport.
  *
  * One flow per peer rank. Sender: PSNs
- * from 0 per incarnation, a fixed window of window_pkts unacknowledged
- * packets, each kept (mbuf reference) until cumulatively or selectively
- * acknowledged. Retransmission on timeout with RTO per RFC 6298 (SRTT,
- * RTTVAR, K = 4, alpha 1/8, beta 1/4; RTT samples from the echoed
- * timestamp, so retransmissions give valid samples), a configured minimum
- * and maximum, exponential backoff and a retry budget; plus a SACK-driven
- * fast retransmit of a hole once 3 later packets are SACKed (RFC 6675's
- * DupThresh). Receiver: cumulative ACK + 128-bit SACK bitmap, one ACK per
+ * from 0 per incarnation, at most window_pkts unacknowledged packets (the
+ * slot ring), each kept (mbuf reference) until cumulatively or selectively
+ * acknowledged; within that, the congestion window and pacing of cc.h
+ * (cc = fixed: window_pkts, no pacing) and the peer's receiver credit.
+ * Retransmission on timeout with RTO per RFC 6298 (SRTT, RTTVAR, K = 4,
+ * alpha 1/8, beta 1/4; RTT samples from the echoed timestamp, so
+ * retransmissions give valid samples), a configured minimum and maximum,
+ * exponential backoff and a retry budget; a SACK-driven fast retransmit of
+ * a hole once 3 later packets are SACKed (RFC 6675's DupThresh); RACK
+ * time-based loss detection and a tail-loss probe (RFC 8985, loss.c).
+ * Receiver: cumulative ACK + 128-bit SACK bitmap, one ACK per
  * flow per RX burst (or every ack_every DATA packets, or at once on a
  * hole or a duplicate); duplicates are re-acknowledged and dropped, so the
  * layer above sees every DATA packet exactly once.
@@ -59,6 +62,8 @@
  *
  * Driven by three inputs: hct_input() (a received packet), hct_tick()
  * (the clock) and hct_send() (a request); sends go through stack/net only.
+ * DATA leaves ECT(0); CE marks on arriving DATA are echoed in ACKs
+ * (HCT_F_ECE, ecn_ce) for cc = dctcp.
  */
 #ifndef HC_TRANSPORT_HCT_H
 #define HC_TRANSPORT_HCT_H
@@ -68,6 +73,7 @@
 
 #include <rte_mbuf.h>
 
+#include "cc.h"
 #include "clock.h"
 #include "hct_hdr.h"
 #include "net.h"
@@ -119,7 +125,9 @@ struct hct_conf {
 	uint32_t rank;
 	uint32_t world_size;
 	const uint32_t *peer_ip;  /**< world_size addresses, host order */
-	uint32_t window_pkts;     /**< packets in flight per flow */
+	uint32_t window_pkts;     /**< packets in flight per flow at most
+	                           *   (the slot ring; cc = fixed: the
+	                           *   window) */
 	uint64_t rto_init_ns;
 	uint64_t rto_min_ns;
 	uint64_t rto_max_ns;
@@ -144,6 +152,9 @@ struct hct_conf {
 	uint32_t rx_credit_bdp_pct; /**< total receiver credit, percent of
 	                             *   bdp_bytes; 0: no credits */
 	uint64_t bdp_bytes;       /**< this rank's link rate x base RTT */
+	struct hct_cc_conf cc;    /**< congestion control, RACK, TLP; all
+	                           *   zero: cc = fixed, reo_wnd min_rtt/4,
+	                           *   PTO 2 SRTT */
 };
 
 struct hct_slot {
@@ -154,14 +165,29 @@ struct hct_slot {
 	uint8_t sacked;
 };
 
+/** Per-flow counters (hc_flow_stats_get() publishes them). */
 struct hct_flow_stats {
-	uint64_t data_tx;
-	uint64_t data_rx;
-	uint64_t retransmits_rto;
-	uint64_t retransmits_sack;
-	uint64_t rtos;
-	uint64_t dup_rx;
-	uint64_t acks_tx;
+	uint64_t data_tx;          /**< DATA packets, first transmissions */
+	uint64_t data_rx;          /**< DATA packets accepted (not dups) */
+	uint64_t bytes_tx;         /**< payload bytes, first transmissions */
+	uint64_t bytes_rx;         /**< payload bytes accepted */
+	uint64_t retransmits_rto;  /**< DATA sent again on an RTO */
+	uint64_t retransmits_sack; /**< ... by SACK DupThresh */
+	uint64_t retransmits_rack; /**< ... by RACK */
+	uint64_t retransmits_tlp;  /**< ... as a tail-loss probe */
+	uint64_t rtos;             /**< retransmission timeouts */
+	uint64_t tlps;             /**< tail-loss probes */
+	uint64_t dup_rx;           /**< duplicate DATA dropped */
+	uint64_t acks_tx;          /**< pure ACKs sent */
+	uint64_t ecn_ce_rx;        /**< CE-marked DATA received */
+	uint64_t ecn_echoed;       /**< CE marks echoed in our ACKs */
+	uint64_t ecn_ece_rx;       /**< CE marks the peer echoed to us */
+	uint64_t cwnd_decreases;   /**< window cuts (delay, ECN, loss) */
+	uint64_t spurious_retx;    /**< retransmissions found needless: the
+	                            *   original was acknowledged (Eifel) */
+	uint64_t stray_rx;         /**< from the peer, dropped: beyond the
+	                            *   window, or of its old incarnation */
+	uint64_t rejected_rx;      /**< DATA refused by the upper layer */
 	uint64_t data_tx_cls[HCT_CLASS__MAX];    /**< DATA packets, first
 	                                          *   copies, per class */
 	uint64_t data_bytes_cls[HCT_CLASS__MAX]; /**< their HCT bytes
@@ -195,6 +221,8 @@ struct hct_flow {
 	uint64_t rto_ns;         /**< current, with backoff */
 	uint64_t rto_deadline_ns; /**< 0: timer off */
 	uint32_t rto_retries;    /**< consecutive RTOs without progress */
+	uint32_t n_sacked;       /**< slots in [snd_una, snd_nxt) SACKed */
+	struct hct_cc cc;        /**< window, pacing, RACK, TLP */
 	struct hct_msg_list msgs[HCT_CLASS__MAX]; /**< queued, per class */
 	uint32_t in_txlist;      /**< bit c: on t->txlist[c] */
 	TAILQ_ENTRY(hct_flow) txlink[HCT_CLASS__MAX];
@@ -272,8 +300,14 @@ uint32_t hct_tx(struct hct *t);
 /** Send the ACKs that received DATA asks for. @return ACKs sent. */
 uint32_t hct_flush_acks(struct hct *t);
 
-/** Timers: RTOs, HELLOs. @return packets sent. */
+/** Timers: RTOs, RACK, TLPs, HELLOs. @return packets sent. */
 uint32_t hct_tick(struct hct *t);
+
+/** Earliest clock value (ns) at which hct_tick() or hct_tx() has data-path
+ *  work: an RTO, RACK or TLP timer, or a paced packet that may go; 0 when
+ *  a queued packet may go now; UINT64_MAX when none (HELLO and keepalive
+ *  timers are not included). For virtual-time drivers. */
+uint64_t hct_next_timer(const struct hct *t);
 
 /** Peers with which the HELLO exchange is complete. */
 uint32_t hct_established(const struct hct *t);

@@ -61,5 +61,27 @@ void hct_sched_enqueue(struct hct *t, struct hct_flow *f, unsigned int cls);
 void hct_sched_prune(struct hct *t, struct hct_flow *f);
 /* The loop of hct_tx(). @return DATA packets cut. */
 uint32_t hct_sched_tx(struct hct *t, uint64_t now);
+/* cc.c */
+void hct_cc_flow_init(struct hct *t, struct hct_flow *f);
+int hct_cc_can_send(const struct hct *t, const struct hct_flow *f,
+		    uint64_t now);
+uint64_t hct_cc_next_send(const struct hct *t, const struct hct_flow *f);
+void hct_cc_on_send(struct hct *t, struct hct_flow *f, uint64_t now);
+void hct_cc_on_ack(struct hct *t, struct hct_flow *f,
+		   const struct hct_pkt *p, uint32_t num_acked, uint64_t now);
+void hct_cc_on_loss(struct hct *t, struct hct_flow *f, int rto,
+		    uint64_t now);
+uint64_t hct_cc_fabric_target_ns(const struct hct *t,
+				 const struct hct_flow *f);
+void hct_cc_rx_data(struct hct_flow *f, uint8_t tos);
+void hct_cc_fill_echo(struct hct_flow *f, struct hct_pkt *p);
+
+/* loss.c */
+void hct_rack_delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
+			uint64_t ts_echo, uint64_t now);
+uint32_t hct_rack_detect(struct hct *t, struct hct_flow *f, uint64_t now);
+void hct_tlp_arm(struct hct *t, struct hct_flow *f, uint64_t now);
+uint32_t hct_loss_tick(struct hct *t, struct hct_flow *f, uint64_t now);
+uint64_t hct_flow_next_timer(const struct hct *t, const struct hct_flow *f);
 
 #endif

@@ -40,7 +40,7 @@ release(struct hct_slot *s)
 static void
 sack_recovery(struct hct *t, struct hct_flow *f, uint64_t now)
 {
-	uint32_t psn, above = 0;
+	uint32_t psn, above = 0, sent = 0;
 	uint64_t guard = f->srtt_ns != 0 ? f->srtt_ns : t->conf.rto_min_ns;
 
 	for (psn = f->snd_nxt; psn != f->snd_una;) {
@@ -53,18 +53,32 @@ sack_recovery(struct hct *t, struct hct_flow *f, uint64_t now)
 			continue;
 		}
 		if (above >= HCT_DUPTHRESH && s->m != NULL &&
-		    now - s->sent_ns > guard) {
-			if (hct_retransmit(t, f, psn, now) == 0)
-				f->stats.retransmits_sack++;
+		    now - s->sent_ns > guard &&
+		    hct_retransmit(t, f, psn, now) == 0) {
+			f->stats.retransmits_sack++;
+			sent++;
 		}
 	}
+	if (sent != 0)
+		hct_cc_on_loss(t, f, 0, now);
+}
+
+/* A packet of f leaves the flight: delivered, its mbuf released. */
+static void
+delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
+	  const struct hct_pkt *p, uint64_t now)
+{
+	struct hct_slot *s = &f->slots[psn & t->mask];
+
+	hct_rack_delivered(t, f, psn, p->ts_echo_ns, now);
+	release(s);
 }
 
 void
 hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	   uint64_t now)
 {
-	uint32_t ack = p->ack_psn, psn;
+	uint32_t ack = p->ack_psn, psn, num_acked = 0;
 	int sacked_any = 0;
 
 	if (!(p->flags & HCT_F_ACK_VALID))
@@ -77,6 +91,7 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		f->rto_retries = 0;
 	if (hct_psn_lt(f->snd_nxt, ack)) {
 		t->stats.stray_rx++; /* acknowledges what we never sent */
+		f->stats.stray_rx++;
 		return;
 	}
 	if (p->ts_echo_ns != 0 && p->ts_echo_ns <= now) {
@@ -90,8 +105,13 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		for (psn = f->snd_una; psn != ack; psn++) {
 			struct hct_slot *s = &f->slots[psn & t->mask];
 
-			release(s);
-			s->sacked = 0;
+			if (s->sacked) {
+				f->n_sacked--;
+				s->sacked = 0;
+			} else {
+				delivered(t, f, psn, p, now);
+				num_acked++;
+			}
 		}
 		f->snd_una = ack;
 		f->rto_retries = 0;
@@ -107,20 +127,28 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 
 		if (!s->sacked && hct_sack_has(p->sack, ack, psn)) {
 			s->sacked = 1;
-			release(s);
+			f->n_sacked++;
+			delivered(t, f, psn, p, now);
+			num_acked++;
 			sacked_any = 1;
 		}
 	}
+	hct_cc_on_ack(t, f, p, num_acked, now);
 	if (sacked_any) {
 		/* The peer is receiving: only silence spends the budget. */
 		f->rto_retries = 0;
 		sack_recovery(t, f, now);
 	}
+	if (num_acked != 0) {
+		hct_rack_detect(t, f, now);
+		hct_tlp_arm(t, f, now);
+	}
 }
 
 static void
 data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
-	   const uint8_t *payload, struct rte_mbuf *m, uint64_t now)
+	   const uint8_t *payload, struct rte_mbuf *m, uint8_t tos,
+	   uint64_t now)
 {
 	struct hct_data_desc d;
 	enum hct_rx_verdict v;
@@ -134,6 +162,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	}
 	if (psn - f->rcv_nxt > t->mask) {
 		t->stats.stray_rx++; /* beyond any window the peer may use */
+		f->stats.stray_rx++;
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -146,6 +175,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	v = t->up.data(t->up_ctx, f->peer, &d, payload, m);
 	if (v == HCT_RX_REJECT) {
 		t->stats.rejected_rx++;
+		f->stats.rejected_rx++;
 		f->rnr = 1;
 		f->ack_now = 1;
 		rte_pktmbuf_free(m);
@@ -155,6 +185,8 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		rte_pktmbuf_free(m);
 	f->stats.data_rx++;
 	f->data_rx_ns = now;
+	f->stats.bytes_rx += p->length;
+	hct_cc_rx_data(f, tos);
 	if (psn != f->rcv_nxt)
 		f->ack_now = 1; /* a hole: tell the sender at once */
 	hct_rx_bit_set(t, f, psn, 1);
@@ -177,7 +209,6 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	struct hct_pkt p;
 	uint64_t now;
 
-	(void)tos; /* ECN: read by congestion control (issue 3) */
 	if (hct_hdr_decode(payload, len, &p) != 0 ||
 	    p.job_id != t->conf.job_id || p.dst_rank != t->conf.rank ||
 	    (f = hct_flow(t, p.src_rank)) == NULL || f->peer_ip != src_ip ||
@@ -193,7 +224,7 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	switch (p.type) {
 	case HCT_TYPE_DATA:
 		hct_on_ack(t, f, &p, now);
-		data_input(t, f, &p, payload + HCT_HDR_LEN, m, now);
+		data_input(t, f, &p, payload + HCT_HDR_LEN, m, tos, now);
 		return;
 	case HCT_TYPE_ACK:
 		hct_on_ack(t, f, &p, now);

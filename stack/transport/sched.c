@@ -73,10 +73,11 @@ hct_flow_window(const struct hct *t, const struct hct_flow *f)
 	return w;
 }
 
-/* Whether f may put one more packet in flight; counts the times the
- * peer's credit (not our window) starts stopping it. */
+/* Whether f may put one more packet in flight now: a free slot, the
+ * peer's credit, then the congestion window and pacing (cc.c). Counts
+ * the times the peer's credit (not our window) starts stopping it. */
 static int
-can_send(struct hct_flow *f, const struct hct *t)
+can_send(struct hct_flow *f, const struct hct *t, uint64_t now)
 {
 	uint32_t inflight = f->snd_nxt - f->snd_una;
 
@@ -90,17 +91,17 @@ can_send(struct hct_flow *f, const struct hct *t)
 		return 0;
 	}
 	f->credit_blocked = 0;
-	return 1;
+	return hct_cc_can_send(t, f, now);
 }
 
 /* The first flow of class cls in round-robin order that may send. */
 static struct hct_flow *
-eligible(struct hct *t, unsigned int cls)
+eligible(struct hct *t, unsigned int cls, uint64_t now)
 {
 	struct hct_flow *f;
 
 	TAILQ_FOREACH(f, &t->txlist[cls], txlink[cls])
-		if (can_send(f, t))
+		if (can_send(f, t, now))
 			return f;
 	return NULL;
 }
@@ -149,9 +150,9 @@ hct_sched_tx(struct hct *t, uint64_t now)
 		int len, forced = 0;
 
 		for (c = 0; c < HCT_CLASS_BULK && f == NULL; c++)
-			if ((f = eligible(t, c)) != NULL)
+			if ((f = eligible(t, c, now)) != NULL)
 				cls = c;
-		bulk = eligible(t, HCT_CLASS_BULK);
+		bulk = eligible(t, HCT_CLASS_BULK, now);
 		if (bulk == NULL) {
 			s->bulk_deficit = 0;
 		} else if (f == NULL || s->bulk_deficit > 0) {

@@ -108,8 +108,11 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	f->stats.data_tx++;
 	f->stats.data_tx_cls[cls]++;
 	f->stats.data_bytes_cls[cls] += s->len;
+	f->stats.bytes_tx += len;
 	if (f->rto_deadline_ns == 0)
 		f->rto_deadline_ns = now + f->rto_ns;
+	hct_cc_on_send(t, f, now);
+	hct_tlp_arm(t, f, now);
 	hc_net_udp_send(t->net, f->peer_ip, hct_tos(cls), m);
 	if (msg->done == msg->len) {
 		TAILQ_REMOVE(&f->msgs[cls], msg, link);
@@ -134,6 +137,9 @@ rto_fire(struct hct *t, struct hct_flow *f, uint64_t now)
 	uint32_t psn, sent = 0;
 
 	f->stats.rtos++;
+	f->cc.tlp_out = 0;
+	f->cc.tlp_deadline_ns = 0;
+	hct_cc_on_loss(t, f, 1, now);
 	if (++f->rto_retries > t->conf.retry_max) {
 		hct_flow_lost(t, f, "retry budget spent");
 		f->rto_deadline_ns = 0;
@@ -164,9 +170,12 @@ hct_tick(struct hct *t)
 	for (i = 0; i < t->conf.world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 
-		if (f->rto_deadline_ns != 0 && now >= f->rto_deadline_ns &&
-		    f->state != HCT_FLOW_LOST)
+		if (i == t->conf.rank || f->state == HCT_FLOW_LOST)
+			continue;
+		if (f->rto_deadline_ns != 0 && now >= f->rto_deadline_ns)
 			sent += rto_fire(t, f, now);
+		else
+			sent += hct_loss_tick(t, f, now);
 	}
 	return sent;
 }

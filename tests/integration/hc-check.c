@@ -259,6 +259,56 @@ data_pkts(void)
 	return s.hct_data_tx;
 }
 
+/* hc_flow_stats_get(): the per-flow counters add up to hc_stats_get()'s
+ * totals (read before and after them: an engine lcore may be counting
+ * meanwhile); bad ranks are refused. One line per flow on stdout. */
+static void
+check_flow_stats(const char *tag)
+{
+	struct hc_stats s, s2;
+	struct hc_flow_stats f;
+	uint64_t tx = 0, retx = 0, rtos = 0;
+	char name[96];
+	int p, ok = 1;
+
+	hc_stats_get(ctx, &s);
+	for (p = 0; p < nranks; p++) {
+		if (p == rank)
+			continue;
+		if (hc_flow_stats_get(ctx, (uint32_t)p, &f) != 0) {
+			ok = 0;
+			continue;
+		}
+		tx += f.data_tx;
+		retx += f.retransmits_rto + f.retransmits_sack +
+			f.retransmits_rack + f.retransmits_tlp;
+		rtos += f.rtos;
+		printf("rank %d -> %d: data %" PRIu64 " (%" PRIu64 " B) retx "
+		       "rto/sack/rack/tlp %" PRIu64 "/%" PRIu64 "/%" PRIu64
+		       "/%" PRIu64 " spurious %" PRIu64 " rtos %" PRIu64 " tlps %"
+		       PRIu64 " cwnd %.2f "
+		       "srtt %" PRIu64 " ns min_rtt %" PRIu64 " ns; from it: data %"
+		       PRIu64 " dup %" PRIu64 "\n", rank, p,
+		       f.data_tx, f.bytes_tx, f.retransmits_rto,
+		       f.retransmits_sack, f.retransmits_rack, f.retransmits_tlp,
+		       f.spurious_retx, f.rtos, f.tlps, f.cwnd, f.srtt_ns, f.min_rtt_ns,
+		       f.data_rx, f.dup_rx);
+	}
+	hc_stats_get(ctx, &s2);
+	snprintf(name, sizeof(name), "%s: per-flow counters add up", tag);
+	verdict(name, ok && tx >= s.hct_data_tx && tx <= s2.hct_data_tx &&
+		retx >= s.hct_retransmits && retx <= s2.hct_retransmits &&
+		rtos >= s.hct_rtos && rtos <= s2.hct_rtos,
+		"sum over flows differs from hc_stats_get");
+	snprintf(name, sizeof(name), "%s: hc_flow_stats_get refuses bad ranks",
+		 tag);
+	verdict(name, hc_flow_stats_get(ctx, (uint32_t)rank, &f) ==
+		-HC_ERR_INVAL && hc_flow_stats_get(ctx, (uint32_t)nranks, &f) ==
+		-HC_ERR_INVAL && hc_flow_stats_get(ctx, 0, NULL) ==
+		-HC_ERR_INVAL && hc_flow_stats_get(NULL, 0, &f) ==
+		-HC_ERR_INVAL, "a bad rank or NULL was accepted");
+}
+
 static void
 suite_basic(void)
 {
@@ -266,6 +316,7 @@ suite_basic(void)
 			      1000003, 4u << 20 };
 
 	matrix(counts, 6, "basic", 0);
+	check_flow_stats("basic");
 }
 
 static void
@@ -1114,6 +1165,7 @@ suite_fault(void)
 	struct hc_stats s;
 
 	suite_quick("fault");
+	check_flow_stats("fault");
 	hc_stats_get(ctx, &s);
 	verdict("fault: injector dropped DATA packets", s.fault_drops > 0,
 		"nothing dropped: is HC_FAULT_DROP_DATA_PCT set?");

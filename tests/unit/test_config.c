@@ -16,6 +16,7 @@
 #include <rte_log.h>
 
 #include "hypercomm.h"
+#include "cc.h"
 #include "config.h"
 #include "suites.h"
 
@@ -176,7 +177,8 @@ test_valid_overrides(void)
 	CU_ASSERT_EQUAL_FATAL(load_ini(JOB2 RANK0 RANK1
 		"[net]\nmtu = 9000\nudp_port = 4791\n"
 		"[transport]\nwindow_pkts = 0x40\nrto_min_us = 300\n"
-		"rto_max_us = 300\n"
+		"rto_max_us = 300\ncc = swift\ncwnd_min = 0.01\n"
+		"swift_beta = 0.5\nreo_wnd_us = 7\n"
 		"[engine]\nidle = busy\n"
 		"[fault]\nseed = 18446744073709551615\ndrop_data_pct = 2.5\n",
 		&cfg, log, sizeof(log)), 0);
@@ -185,6 +187,12 @@ test_valid_overrides(void)
 	CU_ASSERT_EQUAL(cfg.window_pkts, 64);
 	CU_ASSERT_EQUAL(cfg.rto_min_us, 300);
 	CU_ASSERT_EQUAL(cfg.rto_max_us, 300);
+	CU_ASSERT_EQUAL(cfg.cc, HCT_CC_SWIFT);
+	CU_ASSERT_EQUAL(cfg.cwnd_min, 0.01);
+	CU_ASSERT_EQUAL(cfg.swift_beta, 0.5);
+	CU_ASSERT_EQUAL(cfg.reo_wnd_us, 7);
+	CU_ASSERT_EQUAL(cfg.cc_max_mdf, 0.5);
+	CU_ASSERT_EQUAL(cfg.dctcp_g, 0.0625);
 	CU_ASSERT_EQUAL(cfg.idle, HC_IDLE_BUSY);
 	CU_ASSERT_EQUAL(cfg.fault_seed, UINT64_MAX);
 	CU_ASSERT_DOUBLE_EQUAL(cfg.fault_drop_data, 0.025, 1e-12);
@@ -335,6 +343,25 @@ test_rto_min_above_max(void)
 }
 
 static void
+test_bad_cc(void)
+{
+	expect_error(JOB2 RANK0 RANK1 "[transport]\ncc = reno\n",
+		     ":12: [transport] cc: 'reno' is not fixed, swift or "
+		     "dctcp");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\ncwnd_min = 0\n",
+		     ":12: [transport] cwnd_min: '0' is not a number in "
+		     "(0..4096");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\ncc_max_mdf = 1\n",
+		     ":12: [transport] cc_max_mdf: '1' is not a number in "
+		     "0..0.99");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\ndctcp_g = 1/16\n",
+		     ":12: [transport] dctcp_g: '1/16' is not a number");
+	expect_error(JOB2 RANK0 RANK1
+		     "[transport]\nwindow_pkts = 4\ncwnd_min = 5\n",
+		     ":13: [transport] cwnd_min: 5 > window_pkts 4");
+}
+
+static void
 test_bad_idle(void)
 {
 	expect_error(JOB2 RANK0 RANK1 "[engine]\nidle = fast\n",
@@ -455,6 +482,7 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: unknown section", test_unknown_section },
 	{ "error: window_pkts not a number in range", test_non_numeric },
 	{ "error: rto_min_us > rto_max_us", test_rto_min_above_max },
+	{ "error: cc, windows, fractions", test_bad_cc },
 	{ "error: [engine] idle = fast", test_bad_idle },
 	{ "error: no file, no path, not INI", test_unreadable },
 	CU_TEST_INFO_NULL,

@@ -59,6 +59,7 @@
 #include "fault.h"
 #include "hct.h"
 #include "hct_hdr.h"
+#include "hct_internal.h"
 #include "net.h"
 #include "port.h"
 #include "psn.h"
@@ -87,6 +88,8 @@ unsigned int unit_register_errors; /* add_sched_suite() counts here */
 #define CAPTURE_MAX 256		/* captured frames per endpoint */
 #define BUF_MAX 320000		/* destination buffer of each endpoint */
 #define PUMP_MAX 100000		/* polls of both endpoints in one pump() */
+#define DATA_LOG 1024		/* DATA send times recorded */
+#define HIST_MAX 4096		/* window changes recorded */
 
 /* Descriptor of every message the tests send: the data upcall checks it. */
 #define MSG_COMM 7u
@@ -141,6 +144,8 @@ struct ep {
 	uint32_t msg_sent;
 	struct hct_msg *last_msg;
 	uint32_t lost[2];	/* peer_lost upcalls per rank */
+	uint64_t expect;	/* bytes of the message under test */
+	uint64_t t_complete;	/* clock when data_bytes reached expect */
 	uint32_t lost_calls;
 	/* refuse the first arrival of every reject_every-th packet */
 	uint32_t reject_every;
@@ -155,8 +160,12 @@ struct wire {
 	uint64_t delay_ns;	/* extra latency of a delayed frame */
 	int drop_all;		/* lose every frame, both ways */
 	int dup[CLS_N];		/* deliver every frame of the class twice */
-	int drop_psn_on;	/* drop the DATA frame with drop_psn once */
+	int drop_psn_on;	/* drop the DATA frame with drop_psn this
+				 * many times */
 	uint32_t drop_psn;
+	uint64_t drop_psn_at;	/* clock at the last such drop */
+	int ce[CLS_N];		/* mark every frame of the class CE */
+	uint64_t extra_ns[CLS_N]; /* added to every frame's latency */
 	int capture[2];		/* keep rank i's frames in cap[i] */
 	struct hc_fault rng;	/* the injector's seeded PRNG, reused */
 	struct rte_mbuf *held[2];
@@ -168,6 +177,9 @@ struct wire {
 	uint64_t duped[2][CLS_N];
 	uint64_t held_n[2];
 	uint64_t delayed[2][CLS_N];
+	uint64_t marked[2][CLS_N];
+	uint64_t data_at[DATA_LOG]; /* clock at rank 0's DATA frames */
+	uint32_t ndata;
 	uint64_t overflow;	/* frames lost to a full FIFO or pool */
 	uint32_t max_inflight_credit; /* rank 0's most DATA packets in flight
 				       * to rank 1 once it heard a credit */
@@ -178,9 +190,13 @@ static struct {
 	struct wire wire;
 	uint64_t now;
 	uint32_t stuck;		/* pump() hit PUMP_MAX */
+	void (*watch)(void);	/* called after every pump() */
 } g;
 
 static unsigned int pool_seq;
+
+/* Congestion control of the endpoints env_create() builds next. */
+static struct hct_cc_conf cc_conf;
 
 static void
 set_now(uint64_t t)
@@ -323,7 +339,22 @@ deliver_at(uint32_t to, struct rte_mbuf *m, uint64_t due, int consume)
 static void
 deliver(uint32_t to, struct rte_mbuf *m, int consume)
 {
-	deliver_at(to, m, g.now + LINK_NS, consume);
+	uint32_t psn;
+
+	deliver_at(to, m, g.now + LINK_NS +
+		   g.wire.extra_ns[wire_classify(m, &psn)], consume);
+}
+
+/* Set CE in the IPv4 header of frame m, as a congested switch does. */
+static void
+mark_ce(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
+		struct rte_ipv4_hdr *, sizeof(struct rte_ether_hdr));
+
+	ip->type_of_service |= HC_IPV4_ECN_CE;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
 }
 
 /* One frame transmitted by rank from. */
@@ -343,6 +374,8 @@ wire_xmit(uint32_t from, struct rte_mbuf *m)
 		w->max_inflight_credit = RTE_MAX(w->max_inflight_credit,
 						 f->snd_nxt - f->snd_una);
 	}
+	if (from == 0 && c == CLS_DATA && w->ndata < DATA_LOG)
+		w->data_at[w->ndata++] = g.now;
 	if (w->capture[from]) {
 		if (w->ncap[from] < CAPTURE_MAX) {
 			w->cap[from][w->ncap[from]++] = m;
@@ -353,13 +386,19 @@ wire_xmit(uint32_t from, struct rte_mbuf *m)
 		return;
 	}
 	target = c == CLS_DATA && w->drop_psn_on && psn == w->drop_psn;
-	if (target)
-		w->drop_psn_on = 0;
+	if (target) {
+		w->drop_psn_on--;
+		w->drop_psn_at = g.now;
+	}
 	if (w->drop_all || target ||
 	    (w->drop_p[c] > 0 && wire_uniform(w) < w->drop_p[c])) {
 		w->dropped[from][c]++;
 		rte_pktmbuf_free(m);
 		return;
+	}
+	if (w->ce[c]) {
+		w->marked[from][c]++;
+		mark_ce(m);
 	}
 	if (w->dup[c]) {
 		w->duped[from][c]++;
@@ -515,6 +554,8 @@ up_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		if (e->cnt[d->offset + i] < UINT8_MAX)
 			e->cnt[d->offset + i]++;
 	e->data_bytes += d->length;
+	if (e->expect != 0 && e->data_bytes == e->expect)
+		e->t_complete = g.now;
 	return HCT_RX_CONSUMED;
 }
 
@@ -596,6 +637,7 @@ ep_stack_init(struct ep *e, uint32_t nonce, uint32_t initial_psn)
 		.always_on = 0,
 		.nonce = nonce,
 		.initial_psn = initial_psn,
+		.cc = cc_conf,
 	};
 	struct hct_upcalls up = {
 		.data = up_data,
@@ -680,6 +722,7 @@ env_destroy(void)
 	}
 	CU_ASSERT_EQUAL(g.wire.overflow, 0);
 	CU_ASSERT_EQUAL(g.stuck, 0);
+	memset(&cc_conf, 0, sizeof(cc_conf));
 }
 
 /* ---- driving ------------------------------------------------------------- */
@@ -714,13 +757,16 @@ pump(void)
 	for (i = 0; i < PUMP_MAX; i++) {
 		w = ep_poll(&g.ep[0]) + ep_poll(&g.ep[1]);
 		if (w == 0 && wire_release_held() == 0)
-			return;
+			break;
 	}
-	g.stuck++;
+	if (i == PUMP_MAX)
+		g.stuck++;
+	if (g.watch != NULL)
+		g.watch();
 }
 
-/* Move the clock to the next frame arrival, by STEP_NS at most, not past
- * limit. */
+/* Move the clock to the next frame arrival or transport timer
+ * (hct_next_timer()), by STEP_NS at most, not past limit. */
 static void
 advance(uint64_t limit)
 {
@@ -729,10 +775,14 @@ advance(uint64_t limit)
 
 	for (i = 0; i < 2; i++) {
 		const struct fifo *q = &g.ep[i].rxq;
+		uint64_t timer = g.ep[i].hct_up ?
+				 hct_next_timer(&g.ep[i].hct) : UINT64_MAX;
 
 		if (q->len > 0 && q->f[q->head].due_ns > g.now &&
 		    q->f[q->head].due_ns < next)
 			next = q->f[q->head].due_ns;
+		if (timer > g.now && timer < next)
+			next = timer;
 	}
 	if (next > limit)
 		next = limit;
@@ -876,16 +926,108 @@ npkts_of(uint64_t len)
 	return (uint32_t)((len + g.ep[0].hct.mss - 1) / g.ep[0].hct.mss);
 }
 
+/* DATA retransmissions of every cause. */
+static uint64_t
+retx_total(const struct hct_flow *f)
+{
+	return f->stats.retransmits_rto + f->stats.retransmits_sack +
+	       f->stats.retransmits_rack + f->stats.retransmits_tlp;
+}
+
 static void
 print_flow(const char *what, const struct hct_flow *f)
 {
 	printf("\n    %s: data_tx %" PRIu64 " data_rx %" PRIu64
-	       " rto_rtx %" PRIu64 " sack_rtx %" PRIu64 " rtos %" PRIu64
-	       " dup_rx %" PRIu64 " acks_tx %" PRIu64 " una %u nxt %u rcv %u",
+	       " retx rto/sack/rack/tlp %" PRIu64 "/%" PRIu64 "/%" PRIu64
+	       "/%" PRIu64 " rtos %" PRIu64 " dup_rx %" PRIu64 " acks_tx %"
+	       PRIu64 " una %u nxt %u rcv %u cwnd %.3f srtt %" PRIu64,
 	       what, f->stats.data_tx, f->stats.data_rx,
 	       f->stats.retransmits_rto, f->stats.retransmits_sack,
+	       f->stats.retransmits_rack, f->stats.retransmits_tlp,
 	       f->stats.rtos, f->stats.dup_rx, f->stats.acks_tx, f->snd_una,
-	       f->snd_nxt, f->rcv_nxt);
+	       f->snd_nxt, f->rcv_nxt, f->cc.cwnd, f->srtt_ns);
+}
+
+/* ---- one message, the shared shape of most protocol tests --------------- */
+
+static uint8_t src_buf[BUF_MAX];
+
+/* One message of len bytes from rank 0 to rank 1. */
+struct one {
+	struct hct_msg msg;
+	struct ep *a, *b;	/* sender, receiver */
+	struct hct_flow *fa, *fb; /* their flows to each other */
+	uint64_t len;
+	uint32_t npkts;
+	uint64_t t_sent;	/* clock at hct_send() */
+	int done;		/* drained within the limit */
+};
+
+/* Fresh endpoints (congestion control cc, NULL: fixed window), HELLO
+ * exchange, src_buf filled with pattern seed. The test then sets the wire
+ * faults and calls one_send(). @return 0, or -1 (failure asserted). */
+static int
+one_begin(struct one *r, uint64_t len, uint64_t seed,
+	  const struct hct_cc_conf *cc)
+{
+	memset(r, 0, sizeof(*r));
+	if (cc != NULL)
+		cc_conf = *cc;
+	if (env_create(0) != 0 || !establish())
+		return -1;
+	r->a = &g.ep[0];
+	r->b = &g.ep[1];
+	r->fa = &r->a->hct.flows[1];
+	r->fb = &r->b->hct.flows[0];
+	r->len = len;
+	r->npkts = npkts_of(len);
+	r->b->expect = len;
+	fill_pattern(src_buf, len, seed);
+	msg_init(&r->msg, src_buf, len);
+	return 0;
+}
+
+/* Send the message and pump until both sides are drained (limit_ns of
+ * virtual time at most); then check what every such test checks: the
+ * bytes arrived exactly once, each packet was delivered upward once, the
+ * windows closed, no peer was lost. */
+static void
+one_send(struct one *r, uint64_t limit_ns)
+{
+	r->t_sent = g.now;
+	CU_ASSERT_EQUAL(hct_send(&r->a->hct, 1, &r->msg), 0);
+	r->done = run_until(drained_idle, limit_ns);
+	CU_ASSERT_TRUE(r->done);
+	CU_ASSERT_EQUAL(check_exact(r->b, src_buf, r->len), 0);
+	CU_ASSERT_EQUAL(r->b->data_calls, r->npkts);
+	CU_ASSERT_EQUAL(r->b->bad_desc, 0);
+	CU_ASSERT_EQUAL(r->fb->stats.data_rx, r->npkts);
+	CU_ASSERT_EQUAL(r->fa->snd_una, r->fa->snd_nxt);
+	CU_ASSERT_EQUAL(r->fb->rcv_nxt, r->fa->snd_nxt);
+	CU_ASSERT_EQUAL(r->a->msg_sent, 1);
+	CU_ASSERT_EQUAL(r->a->lost_calls + r->b->lost_calls, 0);
+	if (!r->done) {
+		print_flow("sender", r->fa);
+		print_flow("receiver", r->fb);
+	}
+}
+
+/* 100 000 bytes of pattern seed from rank 0 to rank 1 (74 packets, PSN
+ * 0..73) with the DATA packet of PSN psn lost times times, under cc. */
+#define LOSE_LEN 100000
+static int
+one_lose(struct one *r, uint64_t seed, const struct hct_cc_conf *cc,
+	 uint32_t psn, int times)
+{
+	if (one_begin(r, LOSE_LEN, seed, cc) != 0)
+		return -1;
+	g.wire.drop_psn_on = times;
+	g.wire.drop_psn = psn;
+	one_send(r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(g.wire.drop_psn_on, 0);
+	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], (uint64_t)times);
+	CU_ASSERT_EQUAL(r->npkts, 74);
+	return 0;
 }
 
 /* ---- frames built by the tests ---------------------------------------- */
@@ -1003,57 +1145,39 @@ net_send_image(struct ep *from, uint32_t dst_ip, const uint8_t *img,
 
 /* ---- tests ---------------------------------------------------------------- */
 
-static uint8_t src_buf[BUF_MAX];
-
 /* 1. 100 000 bytes from rank 0 to rank 1, a clean wire. */
 static void
 test_message_100k(void)
 {
-	const uint64_t len = 100000;
-	struct hct_msg msg;
-	struct ep *a = &g.ep[0], *b = &g.ep[1];
-	struct hct_flow *fa, *fb;
-	uint32_t npkts;
+	struct one r;
 
-	if (env_create(0) != 0)
+	if (one_begin(&r, 100000, 1, NULL) != 0)
 		goto out;
-	if (!establish())
-		goto out;
-	fa = &a->hct.flows[1];
-	fb = &b->hct.flows[0];
-	CU_ASSERT_EQUAL(a->hct.mss, MSS_EXPECTED);
-	npkts = npkts_of(len);
-	CU_ASSERT_EQUAL(npkts, 74);
-	fill_pattern(src_buf, len, 1);
-	msg_init(&msg, src_buf, len);
-	CU_ASSERT_EQUAL(hct_send(&a->hct, 1, &msg), 0);
-	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
-	CU_ASSERT_EQUAL(check_exact(b, src_buf, len), 0);
-	CU_ASSERT_EQUAL(b->data_calls, npkts);
-	CU_ASSERT_EQUAL(b->data_bytes, len);
-	CU_ASSERT_EQUAL(b->bad_desc, 0);
-	CU_ASSERT_EQUAL(a->msg_sent, 1);
-	CU_ASSERT_PTR_EQUAL(a->last_msg, &msg);
-	CU_ASSERT_EQUAL(msg.done, len);
-	CU_ASSERT_EQUAL(fa->stats.data_tx, npkts);
-	CU_ASSERT_EQUAL(fb->stats.data_rx, npkts);
-	CU_ASSERT_EQUAL(g.wire.sent[0][CLS_DATA], npkts);
-	CU_ASSERT_EQUAL(fa->snd_nxt, npkts);
-	CU_ASSERT_EQUAL(fa->snd_una, fa->snd_nxt);
-	CU_ASSERT_EQUAL(fb->rcv_nxt, npkts);
-	CU_ASSERT_TRUE(hct_drained(&a->hct));
-	CU_ASSERT_TRUE(hct_drained(&b->hct));
-	CU_ASSERT_EQUAL(fa->stats.retransmits_rto + fa->stats.retransmits_sack,
-			0);
-	CU_ASSERT_EQUAL(fa->stats.rtos, 0);
-	CU_ASSERT_EQUAL(fb->stats.dup_rx, 0);
-	CU_ASSERT_EQUAL(a->hct.stats.stray_rx, 0);
-	CU_ASSERT_EQUAL(b->hct.stats.stray_rx, 0);
-	CU_ASSERT_EQUAL(a->lost_calls + b->lost_calls, 0);
+	CU_ASSERT_EQUAL(r.a->hct.mss, MSS_EXPECTED);
+	CU_ASSERT_EQUAL(r.npkts, 74);
+	one_send(&r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.b->data_bytes, r.len);
+	CU_ASSERT_PTR_EQUAL(r.a->last_msg, &r.msg);
+	CU_ASSERT_EQUAL(r.msg.done, r.len);
+	CU_ASSERT_EQUAL(r.fa->stats.data_tx, r.npkts);
+	CU_ASSERT_EQUAL(r.fa->stats.bytes_tx, r.len);
+	CU_ASSERT_EQUAL(r.fb->stats.bytes_rx, r.len);
+	CU_ASSERT_EQUAL(g.wire.sent[0][CLS_DATA], r.npkts);
+	CU_ASSERT_EQUAL(r.fa->snd_nxt, r.npkts);
+	CU_ASSERT_TRUE(hct_drained(&r.a->hct));
+	CU_ASSERT_TRUE(hct_drained(&r.b->hct));
+	CU_ASSERT_EQUAL(retx_total(r.fa), 0);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos + r.fa->stats.tlps, 0);
+	CU_ASSERT_EQUAL(r.fb->stats.dup_rx, 0);
+	CU_ASSERT_EQUAL(r.a->hct.stats.stray_rx, 0);
+	CU_ASSERT_EQUAL(r.b->hct.stats.stray_rx, 0);
 	/* The sender saw RTT samples: the RTO left its initial value for
 	 * the datacenter minimum (the wire RTT is 10 us). */
-	CU_ASSERT_NOT_EQUAL(fa->srtt_ns, 0);
-	CU_ASSERT_EQUAL(fa->rto_ns, 200 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(r.fa->srtt_ns, 2 * LINK_NS);
+	CU_ASSERT_EQUAL(r.fa->cc.min_rtt_ns, 2 * LINK_NS);
+	CU_ASSERT_EQUAL(r.fa->rto_ns, 200 * HC_NS_PER_US);
+	/* cc = fixed: the window is window_pkts, untouched. */
+	CU_ASSERT_EQUAL(r.fa->cc.cwnd, 64.0);
 out:
 	env_destroy();
 }
@@ -1096,121 +1220,387 @@ out:
 static void
 test_duplicates(void)
 {
-	const uint64_t len = 100000;
-	struct hct_msg msg;
-	struct ep *a = &g.ep[0], *b = &g.ep[1];
-	struct hct_flow *fa, *fb;
-	uint32_t npkts;
+	struct one r;
 
-	if (env_create(0) != 0)
+	if (one_begin(&r, 100000, 4, NULL) != 0)
 		goto out;
-	if (!establish())
-		goto out;
-	fa = &a->hct.flows[1];
-	fb = &b->hct.flows[0];
-	npkts = npkts_of(len);
 	g.wire.dup[CLS_DATA] = 1;
-	fill_pattern(src_buf, len, 4);
-	msg_init(&msg, src_buf, len);
-	CU_ASSERT_EQUAL(hct_send(&a->hct, 1, &msg), 0);
-	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
-	CU_ASSERT_EQUAL(check_exact(b, src_buf, len), 0);
-	CU_ASSERT_EQUAL(b->data_calls, npkts);
+	one_send(&r, 100 * HC_NS_PER_MS);
 	CU_ASSERT_EQUAL(g.wire.duped[0][CLS_DATA], g.wire.sent[0][CLS_DATA]);
-	CU_ASSERT(g.wire.duped[0][CLS_DATA] >= npkts);
-	CU_ASSERT_EQUAL(fb->stats.dup_rx, g.wire.duped[0][CLS_DATA]);
-	CU_ASSERT_EQUAL(fb->stats.data_rx, npkts);
-	CU_ASSERT_EQUAL(fa->snd_una, fa->snd_nxt);
-	CU_ASSERT_EQUAL(fb->rcv_nxt, npkts);
-	CU_ASSERT_TRUE(hct_drained(&a->hct));
-	CU_ASSERT_EQUAL(a->msg_sent, 1);
-	CU_ASSERT_EQUAL(b->hct.stats.stray_rx, 0);
-	CU_ASSERT_EQUAL(a->lost_calls, 0);
+	CU_ASSERT(g.wire.duped[0][CLS_DATA] >= r.npkts);
+	CU_ASSERT_EQUAL(r.fb->stats.dup_rx, g.wire.duped[0][CLS_DATA]);
+	CU_ASSERT_TRUE(hct_drained(&r.a->hct));
+	CU_ASSERT_EQUAL(r.b->hct.stats.stray_rx, 0);
 out:
 	env_destroy();
 }
 
-/* 3a. The 3rd DATA packet lost once: SACK fast retransmit, no RTO. */
+/* 3a. The 3rd DATA packet lost once, RACK's reordering window widened to
+ * 1 ms: SACK fast retransmit (DupThresh 3) repairs it, no RTO. */
 static void
 test_drop_third(void)
 {
-	const uint64_t len = 100000;
-	struct hct_msg msg;
-	struct ep *a = &g.ep[0], *b = &g.ep[1];
-	struct hct_flow *fa, *fb;
-	uint32_t npkts;
+	const struct hct_cc_conf cc = { .reo_wnd_ns = HC_NS_PER_MS };
+	struct one r;
 
-	if (env_create(0) != 0)
+	if (one_lose(&r, 5, &cc, 2, 1) != 0)
 		goto out;
-	if (!establish())
-		goto out;
-	fa = &a->hct.flows[1];
-	fb = &b->hct.flows[0];
-	npkts = npkts_of(len);
-	g.wire.drop_psn_on = 1;
-	g.wire.drop_psn = 2;
-	fill_pattern(src_buf, len, 5);
-	msg_init(&msg, src_buf, len);
-	CU_ASSERT_EQUAL(hct_send(&a->hct, 1, &msg), 0);
-	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
-	CU_ASSERT_EQUAL(g.wire.drop_psn_on, 0);
-	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], 1);
-	CU_ASSERT_EQUAL(check_exact(b, src_buf, len), 0);
-	CU_ASSERT_EQUAL(b->data_calls, npkts);
-	CU_ASSERT(fa->stats.retransmits_sack >= 1);
-	CU_ASSERT_EQUAL(fa->stats.rtos, 0);
-	CU_ASSERT_EQUAL(fa->stats.retransmits_rto, 0);
-	CU_ASSERT_EQUAL(fa->snd_una, npkts);
-	CU_ASSERT_EQUAL(fb->rcv_nxt, npkts);
-	CU_ASSERT_EQUAL(a->lost_calls, 0);
-	if (fa->stats.retransmits_sack < 1 || fa->stats.rtos != 0)
-		print_flow("sender", fa);
+	CU_ASSERT_EQUAL(r.fa->stats.retransmits_sack, 1);
+	CU_ASSERT_EQUAL(retx_total(r.fa), 1);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos, 0);
+	CU_ASSERT_EQUAL(r.fa->snd_una, r.npkts);
+	if (r.fa->stats.retransmits_sack != 1 || r.fa->stats.rtos != 0)
+		print_flow("sender", r.fa);
 out:
 	env_destroy();
 }
 
-/* 3b. The last DATA packet lost once: only the RTO can recover it. */
+/* 3b. The last DATA packet lost once: the tail-loss probe (RFC 8985)
+ * repairs it, no RTO. The probe leaves PTO = 2 SRTT (the tests configure
+ * no ACK delay) after the lost packet, which the receiver gets one link
+ * latency later: the loss costs exactly 2 RTT. */
 static void
-test_drop_last(void)
+test_tlp(void)
 {
-	const uint64_t len = 100000;
-	struct hct_msg msg;
-	struct ep *a = &g.ep[0], *b = &g.ep[1];
-	struct hct_flow *fa, *fb;
-	uint32_t npkts;
-	uint64_t t_sent;
+	struct one r;
 
-	if (env_create(0) != 0)
+	if (one_lose(&r, 6, NULL, 73, 1) != 0)
 		goto out;
-	if (!establish())
+	CU_ASSERT_EQUAL(r.fa->srtt_ns, 2 * LINK_NS);
+	CU_ASSERT_EQUAL(r.b->t_complete,
+			g.wire.drop_psn_at + 2 * r.fa->srtt_ns + LINK_NS);
+	CU_ASSERT_EQUAL(r.fa->stats.tlps, 1);
+	CU_ASSERT_EQUAL(r.fa->stats.retransmits_tlp, 1);
+	CU_ASSERT_EQUAL(retx_total(r.fa), 1);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos, 0);
+	CU_ASSERT_EQUAL(r.fb->stats.dup_rx, 0);
+	printf("\n    last packet lost at +%.1f us, message complete at "
+	       "+%.1f us (RTT %.1f us)",
+	       (double)(g.wire.drop_psn_at - r.t_sent) / HC_NS_PER_US,
+	       (double)(r.b->t_complete - r.t_sent) / HC_NS_PER_US,
+	       (double)r.fa->srtt_ns / HC_NS_PER_US);
+out:
+	env_destroy();
+}
+
+/* 3c. The last DATA packet and its probe lost: the RTO (RFC 6298),
+ * restarted when the probe went out, repairs it. */
+static void
+test_tlp_lost(void)
+{
+	struct one r;
+
+	if (one_lose(&r, 6, NULL, 73, 2) != 0)
 		goto out;
-	fa = &a->hct.flows[1];
-	fb = &b->hct.flows[0];
-	npkts = npkts_of(len);
-	g.wire.drop_psn_on = 1;
-	g.wire.drop_psn = npkts - 1;
-	fill_pattern(src_buf, len, 6);
-	msg_init(&msg, src_buf, len);
-	CU_ASSERT_EQUAL(hct_send(&a->hct, 1, &msg), 0);
-	t_sent = g.now;
-	/* Everything but the last packet gets through and is acknowledged;
-	 * the sender then waits for its RTO. */
-	run_for(100 * HC_NS_PER_US);
-	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], 1);
-	CU_ASSERT_EQUAL(fb->rcv_nxt, npkts - 1);
-	CU_ASSERT_EQUAL(fa->snd_una, npkts - 1);
-	CU_ASSERT_EQUAL(fa->stats.rtos, 0);
-	CU_ASSERT_FALSE(hct_drained(&a->hct));
-	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
-	CU_ASSERT(fa->stats.rtos >= 1);
-	CU_ASSERT(fa->stats.retransmits_rto >= 1);
-	/* Recovered after an RTO of at least rto_min. */
-	CU_ASSERT(g.now - t_sent >= 200 * HC_NS_PER_US);
-	CU_ASSERT_EQUAL(check_exact(b, src_buf, len), 0);
-	CU_ASSERT_EQUAL(b->data_calls, npkts);
-	CU_ASSERT_EQUAL(fa->snd_una, npkts);
-	CU_ASSERT_EQUAL(fb->rcv_nxt, npkts);
-	CU_ASSERT_EQUAL(a->lost_calls, 0);
+	CU_ASSERT_EQUAL(r.fa->stats.tlps, 1);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos, 1);
+	CU_ASSERT_EQUAL(r.fa->stats.retransmits_rto, 1);
+	CU_ASSERT_EQUAL(retx_total(r.fa), 2);
+	/* The second drop is the probe; the RTO of rto_min follows it. */
+	CU_ASSERT_EQUAL(r.b->t_complete,
+			g.wire.drop_psn_at + 200 * HC_NS_PER_US + LINK_NS);
+out:
+	env_destroy();
+}
+
+/* 3d. One DATA packet lost with only 2 packets after it, so DupThresh
+ * (3) cannot fire: RACK (RFC 8985) sees the later packets delivered and
+ * retransmits it once it has been out for RACK.rtt + reo_wnd (min_rtt /
+ * 4): the loss costs 1.25 RTT, no probe, no RTO. */
+static void
+test_rack(void)
+{
+	struct one r;
+
+	if (one_lose(&r, 17, NULL, 71, 1) != 0)
+		goto out;
+	CU_ASSERT_EQUAL(r.fa->stats.retransmits_rack, 1);
+	CU_ASSERT_EQUAL(retx_total(r.fa), 1);
+	CU_ASSERT_EQUAL(r.fa->stats.tlps + r.fa->stats.rtos, 0);
+	CU_ASSERT_EQUAL(r.fa->cc.min_rtt_ns, 2 * LINK_NS);
+	CU_ASSERT_EQUAL(r.b->t_complete, g.wire.drop_psn_at + 2 * LINK_NS +
+			2 * LINK_NS / 4 + LINK_NS);
+out:
+	env_destroy();
+}
+
+/* ---- congestion control ----------------------------------------------- */
+
+/* Changes of the sender's (rank 0 -> 1) windows, recorded by watch_cc()
+ * after every pump(). */
+static struct {
+	uint32_t n;
+	struct {
+		uint64_t t;
+		double fcwnd, ecwnd;
+		double alpha;
+		uint64_t fabric;	/* delay sample behind the change */
+		uint64_t srtt;
+	} h[HIST_MAX];
+} hist;
+
+static void
+watch_cc(void)
+{
+	const struct hct_flow *f = &g.ep[0].hct.flows[1];
+	uint32_t n = hist.n;
+
+	if (n > 0 && hist.h[n - 1].fcwnd == f->cc.fcwnd &&
+	    hist.h[n - 1].ecwnd == f->cc.ecwnd &&
+	    hist.h[n - 1].alpha == f->cc.alpha)
+		return;
+	if (n == HIST_MAX)
+		return;
+	hist.h[n].t = g.now;
+	hist.h[n].fcwnd = f->cc.fcwnd;
+	hist.h[n].ecwnd = f->cc.ecwnd;
+	hist.h[n].alpha = f->cc.alpha;
+	hist.h[n].fabric = f->cc.last_fabric_ns;
+	hist.h[n].srtt = f->srtt_ns;
+	hist.n++;
+}
+
+static void
+hist_start(void)
+{
+	memset(&hist, 0, sizeof(hist));
+	g.watch = watch_cc;
+	watch_cc();
+}
+
+/* The law of the tests below: targets 30 us fabric, 1 ms endpoint (the
+ * harness acknowledges at once: host delay 0), beta 0.8, max_mdf 0.5,
+ * ai 1 packet per RTT. */
+static const struct hct_cc_conf swift_conf = {
+	.algo = HCT_CC_SWIFT,
+	.init_cwnd = 16,
+	.min_cwnd = 0.25,
+	.ai = 1.0,
+	.beta = 0.8,
+	.max_mdf = 0.5,
+	.base_target_ns = 20 * HC_NS_PER_US,
+	.hop_scale_ns = 5 * HC_NS_PER_US,
+	.hops = 2,
+	.endpoint_target_ns = HC_NS_PER_MS,
+	.pace_burst = 1,
+};
+
+/* 12. Swift, fabric delay above the target: DATA takes 45 us more, so
+ * every ACK reports a fabric delay of 55 us against the 30 us target. The
+ * fabric window is cut at most once per SRTT, each time by
+ * max(1 - beta * (55 - 30) / 55, 1 - max_mdf) = 0.636..., never below
+ * min_cwnd, never by more than max_mdf; it never grows. Once the window
+ * is below 1 the packets go out paced, SRTT / cwnd apart. */
+static void
+test_swift_decrease(void)
+{
+	const uint64_t delay = 2 * LINK_NS + 45 * HC_NS_PER_US;
+	const double factor = 1.0 - 0.8 * 25.0 / 55.0;
+	struct one r;
+	uint32_t i, cuts = 0, paced = 0;
+	uint64_t gap, last_cut = 0;
+
+	if (one_begin(&r, 300000, 18, &swift_conf) != 0)
+		goto out;
+	CU_ASSERT_EQUAL(hct_cc_fabric_target_ns(&r.a->hct, r.fa),
+			30 * HC_NS_PER_US);
+	g.wire.extra_ns[CLS_DATA] = 45 * HC_NS_PER_US;
+	hist_start();
+	one_send(&r, 200 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.fa->srtt_ns, delay);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos + retx_total(r.fa), 0);
+	for (i = 1; i < hist.n; i++) {
+		double prev = hist.h[i - 1].fcwnd, now = hist.h[i].fcwnd;
+
+		CU_ASSERT(now >= swift_conf.min_cwnd);
+		CU_ASSERT(now <= prev);
+		if (now == prev)
+			continue;
+		cuts++;
+		CU_ASSERT_EQUAL(hist.h[i].fabric, delay);
+		CU_ASSERT(now >= prev * (1 - swift_conf.max_mdf));
+		if (prev * factor >= swift_conf.min_cwnd) {
+			CU_ASSERT_DOUBLE_EQUAL(now, prev * factor, 1e-9);
+		} else {
+			CU_ASSERT_EQUAL(now, swift_conf.min_cwnd);
+		}
+		if (last_cut != 0)
+			CU_ASSERT(hist.h[i].t - last_cut >= hist.h[i].srtt);
+		last_cut = hist.h[i].t;
+	}
+	/* 16 * 0.636^k < 0.25 first for k = 10: nine cuts by the factor,
+	 * the tenth to the floor. */
+	CU_ASSERT_EQUAL(cuts, 10);
+	CU_ASSERT_EQUAL(r.fa->cc.fcwnd, swift_conf.min_cwnd);
+	CU_ASSERT_EQUAL(r.fa->cc.cwnd, swift_conf.min_cwnd);
+	CU_ASSERT_EQUAL(r.fa->stats.cwnd_decreases, cuts);
+	/* At cwnd 0.25 with SRTT 55 us: one packet every 220 us. */
+	gap = (uint64_t)((double)delay / swift_conf.min_cwnd);
+	CU_ASSERT_EQUAL(gap, 220 * HC_NS_PER_US);
+	for (i = 1; i < g.wire.ndata; i++)
+		if (g.wire.data_at[i - 1] > last_cut) {
+			CU_ASSERT_EQUAL(g.wire.data_at[i] - g.wire.data_at[i - 1],
+					gap);
+			paced++;
+		}
+	CU_ASSERT(paced > 100);
+	printf("\n    %u cuts, then %u packets paced %.0f us apart; %.3f ms",
+	       cuts, paced, (double)gap / HC_NS_PER_US,
+	       (double)(g.now - r.t_sent) / HC_NS_PER_MS);
+out:
+	env_destroy();
+}
+
+/* 13. Swift below the target (a clean 10 us wire): both windows grow by
+ * ai / cwnd per packet acknowledged, so ai per RTT; never shrink. Without
+ * pacing the window goes out as one flight per RTT and comes back in one
+ * ACK: exactly ai per RTT, flights of 4, 5, ..., 20 packets (204), then
+ * the last 16 in a window of 21 add 16 / 21. */
+static void
+test_swift_increase(void)
+{
+	struct hct_cc_conf cc = swift_conf;
+	struct one r;
+	uint32_t i;
+
+	cc.init_cwnd = 4;
+	cc.pace_burst = 0; /* no pacing: ACK-clocked flights */
+	if (one_begin(&r, 300000, 19, &cc) != 0)
+		goto out;
+	hist_start();
+	one_send(&r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.npkts, 220);
+	CU_ASSERT_EQUAL(r.fa->stats.cwnd_decreases, 0);
+	CU_ASSERT_EQUAL_FATAL(hist.n, 19);
+	for (i = 1; i < hist.n; i++) {
+		double d = hist.h[i].fcwnd - hist.h[i - 1].fcwnd;
+
+		CU_ASSERT_DOUBLE_EQUAL(d, i < 18 ? cc.ai : 16.0 / 21, 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(hist.h[i].ecwnd - hist.h[i - 1].ecwnd,
+				       d, 1e-9);
+		if (i > 1)
+			CU_ASSERT_EQUAL(hist.h[i].t - hist.h[i - 1].t,
+					2 * LINK_NS);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(r.fa->cc.cwnd, 21 + 16.0 / 21, 1e-9);
+out:
+	env_destroy();
+}
+
+/* 13b. Swift under loss, delay below the target: a RACK retransmission
+ * (fast recovery) cuts both windows by max_mdf once; a lost probe ends in
+ * an RTO, which sets them to min_cwnd. Nothing else ever shrinks them. */
+static void
+test_swift_loss(void)
+{
+	struct hct_cc_conf cc = swift_conf;
+	struct one r;
+	uint32_t i, cuts;
+	int rto;
+
+	for (rto = 0; rto < 2; rto++) {
+		cc.pace_burst = 0;
+		if (one_begin(&r, LOSE_LEN, 22, &cc) != 0) {
+			env_destroy();
+			break;
+		}
+		hist_start();
+		g.wire.drop_psn_on = rto ? 2 : 1;
+		g.wire.drop_psn = rto ? 73 : 71;
+		one_send(&r, 100 * HC_NS_PER_MS);
+		CU_ASSERT_EQUAL(r.fa->stats.rtos, (uint64_t)rto);
+		CU_ASSERT_EQUAL(r.fa->stats.retransmits_rack, rto ? 0 : 1);
+		for (i = 1, cuts = 0; i < hist.n; i++) {
+			double prev = hist.h[i - 1].fcwnd;
+
+			if (hist.h[i].fcwnd >= prev)
+				continue;
+			cuts++;
+			CU_ASSERT_EQUAL(hist.h[i].fcwnd, rto ? cc.min_cwnd :
+					prev * (1 - cc.max_mdf));
+			CU_ASSERT_EQUAL(hist.h[i].ecwnd, hist.h[i].fcwnd);
+		}
+		CU_ASSERT_EQUAL(cuts, 1);
+		CU_ASSERT_EQUAL(r.fa->stats.cwnd_decreases, 1);
+		env_destroy();
+	}
+}
+
+static const struct hct_cc_conf dctcp_conf = {
+	.algo = HCT_CC_DCTCP,
+	.init_cwnd = 32,
+	.min_cwnd = 1,
+	.ai = 1.0,
+	.max_mdf = 0.5,
+	.dctcp_g = 1.0 / 16,
+};
+
+/* 14. DCTCP, every DATA packet CE-marked: the receiver echoes every mark,
+ * alpha stays at 1 (it starts there, RFC 8257), the window halves once
+ * per RTT down to min_cwnd. */
+static void
+test_dctcp_marked(void)
+{
+	struct one r;
+	uint32_t i, cuts = 0;
+	uint64_t last_cut = 0;
+
+	if (one_begin(&r, 100000, 20, &dctcp_conf) != 0)
+		goto out;
+	g.wire.ce[CLS_DATA] = 1;
+	hist_start();
+	one_send(&r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(g.wire.marked[0][CLS_DATA], r.npkts);
+	CU_ASSERT_EQUAL(r.fb->stats.ecn_ce_rx, r.npkts);
+	CU_ASSERT_EQUAL(r.fb->stats.ecn_echoed, r.npkts);
+	CU_ASSERT_EQUAL(r.fa->stats.ecn_ece_rx, r.npkts);
+	CU_ASSERT_EQUAL(r.fa->cc.alpha, 1.0);
+	for (i = 1; i < hist.n; i++) {
+		double prev = hist.h[i - 1].fcwnd, now = hist.h[i].fcwnd;
+
+		CU_ASSERT(now < prev);
+		if (now >= prev)
+			continue;
+		cuts++;
+		CU_ASSERT_EQUAL(now, RTE_MAX(prev / 2, dctcp_conf.min_cwnd));
+		if (last_cut != 0)
+			CU_ASSERT(hist.h[i].t - last_cut >= hist.h[i].srtt);
+		last_cut = hist.h[i].t;
+	}
+	/* 32 -> 16 -> 8 -> 4 -> 2 -> 1 */
+	CU_ASSERT_EQUAL(cuts, 5);
+	CU_ASSERT_EQUAL(r.fa->cc.cwnd, 1.0);
+out:
+	env_destroy();
+}
+
+/* 15. DCTCP without marks: once per window of data alpha decays by
+ * (1 - g); the window only grows. Unpaced, each flight is one window:
+ * 32, 33, ..., 37 packets (207), then the last 13. */
+static void
+test_dctcp_unmarked(void)
+{
+	struct one r;
+	uint32_t i, updates = 0;
+	double alpha = 1.0;
+
+	if (one_begin(&r, 300000, 21, &dctcp_conf) != 0)
+		goto out;
+	hist_start();
+	one_send(&r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.fb->stats.ecn_ce_rx + r.fa->stats.ecn_ece_rx, 0);
+	CU_ASSERT_EQUAL(r.fa->stats.cwnd_decreases, 0);
+	for (i = 1; i < hist.n; i++) {
+		CU_ASSERT(hist.h[i].fcwnd >= hist.h[i - 1].fcwnd);
+		if (hist.h[i].alpha == hist.h[i - 1].alpha)
+			continue;
+		updates++;
+		alpha *= 1 - dctcp_conf.dctcp_g;
+		CU_ASSERT_EQUAL(hist.h[i].alpha, alpha);
+	}
+	CU_ASSERT_EQUAL(updates, 7);
+	CU_ASSERT_EQUAL(r.fa->cc.alpha, alpha);
+	printf("\n    alpha 1 -> %.4f after %u windows", alpha, updates);
 out:
 	env_destroy();
 }
@@ -1263,8 +1653,7 @@ test_lossy_reorder(void)
 		CU_ASSERT(g.wire.dropped[1][CLS_ACK] >= 3);
 		CU_ASSERT(g.wire.held_n[0] + g.wire.held_n[1] >= 10);
 	}
-	CU_ASSERT(fa->stats.retransmits_rto + fa->stats.retransmits_sack >=
-		  g.wire.dropped[0][CLS_DATA]);
+	CU_ASSERT(retx_total(fa) >= g.wire.dropped[0][CLS_DATA]);
 	printf("\n    %" PRIu64 " DATA and %" PRIu64 " ACK frames dropped, %"
 	       PRIu64 " held; %.3f ms of virtual time",
 	       g.wire.dropped[0][CLS_DATA], g.wire.dropped[1][CLS_ACK],
@@ -1360,7 +1749,7 @@ test_psn_wrap(void)
 	CU_ASSERT(fa->snd_nxt < init);
 	CU_ASSERT_EQUAL(fa->snd_una, fa->snd_nxt);
 	CU_ASSERT_EQUAL(fb->rcv_nxt, fa->snd_nxt);
-	CU_ASSERT(fa->stats.retransmits_sack + fa->stats.retransmits_rto >= 1);
+	CU_ASSERT(retx_total(fa) >= 1);
 	CU_ASSERT_EQUAL(b->hct.stats.stray_rx, 0);
 	CU_ASSERT_EQUAL(a->hct.stats.stray_rx, 0);
 	CU_ASSERT_EQUAL(a->lost_calls, 0);
@@ -1832,8 +2221,7 @@ test_reject(void)
 	CU_ASSERT_EQUAL(fb->stats.data_rx, npkts);
 	CU_ASSERT_EQUAL(fb->rcv_nxt, npkts);
 	CU_ASSERT_EQUAL(fa->snd_una, npkts);
-	CU_ASSERT(fa->stats.retransmits_sack + fa->stats.retransmits_rto >=
-		  b->rejects);
+	CU_ASSERT(retx_total(fa) >= b->rejects);
 	CU_ASSERT_EQUAL(a->lost_calls, 0);
 out:
 	env_destroy();
@@ -1887,7 +2275,9 @@ static CU_TestInfo transport_tests[] = {
 	{ "1b messages both ways at once", test_both_ways },
 	{ "2 every DATA frame duplicated", test_duplicates },
 	{ "3a 3rd DATA lost: SACK fast retransmit", test_drop_third },
-	{ "3b last DATA lost: RTO", test_drop_last },
+	{ "3b last DATA lost: tail-loss probe", test_tlp },
+	{ "3c last DATA and its probe lost: RTO", test_tlp_lost },
+	{ "3d DATA lost, 2 packets after it: RACK", test_rack },
 	{ "4 20% DATA/ACK loss + reorder, 300000 bytes", test_lossy_reorder },
 	{ "4b 10% DATA loss, 20% of ACKs 200 us late", test_delayed_acks },
 	{ "5 PSN wrap-around", test_psn_wrap },
@@ -1896,9 +2286,15 @@ static CU_TestInfo transport_tests[] = {
 	{ "8 restarted peer", test_restart },
 	{ "9 net layer: ARP, ICMP echo, fragments", test_net_layer },
 	{ "10 stale ACK after the window moved", test_stale_ack },
+	{ "12 swift: above target, cut once per RTT, paced below 1",
+	  test_swift_decrease },
+	{ "13 swift: below target, ai per RTT", test_swift_increase },
+	{ "13b swift: RACK cuts by max_mdf, RTO to min_cwnd", test_swift_loss },
+	{ "14 dctcp: every DATA marked, halved per RTT", test_dctcp_marked },
+	{ "15 dctcp: no marks, alpha decays", test_dctcp_unmarked },
 	{ "11 upper layer rejects: not acknowledged, sent again",
 	  test_reject },
-	{ "12 receiver credit of 4 packets obeyed end to end",
+	{ "16 receiver credit of 4 packets obeyed end to end",
 	  test_credit_loop },
 	CU_TEST_INFO_NULL,
 };
