@@ -38,6 +38,10 @@ hct_rack_delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
 		}
 	}
 
+	/* The probe (or the original it repeats) arrived: the TLP episode
+	 * is over either way (RFC 8985 section 7.4). */
+	if (cc->tlp_out && psn == cc->tlp_psn)
+		cc->tlp_out = 0;
 	/* An ACK faster than min_rtt after a retransmission may be the
 	 * original's: no information on the retransmission's fate. */
 	if (s->xmits > 1 && cc->min_rtt_ns != 0 && rtt < cc->min_rtt_ns)
@@ -49,8 +53,6 @@ hct_rack_delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
 		cc->rack_psn = psn;
 		cc->rack_rtt_ns = rtt;
 	}
-	if (cc->tlp_out && psn == cc->tlp_psn)
-		cc->tlp_out = 0;
 }
 
 static uint64_t
@@ -122,6 +124,9 @@ hct_tlp_arm(struct hct *t, struct hct_flow *f, uint64_t now)
 	cc->tlp_deadline_ns = 0;
 	if (cc->recovery && !hct_psn_lt(f->snd_una, cc->recovery_end))
 		cc->recovery = 0;
+	/* A probe acknowledged cumulatively is over too. */
+	if (cc->tlp_out && hct_psn_lt(cc->tlp_psn, f->snd_una))
+		cc->tlp_out = 0;
 	if (f->snd_una == f->snd_nxt || cc->tlp_out || cc->recovery ||
 	    f->srtt_ns == 0)
 		return;

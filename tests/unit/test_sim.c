@@ -615,6 +615,8 @@ struct ar_result {
 	uint64_t net_drops;    /* frames stack/net refused (checksum...) */
 	uint64_t lost_ns_max;  /* latest PEER_LOST, from submission */
 	uint32_t peer_lost;    /* ranks whose request got PEER_LOST */
+	uint64_t tlps;         /* tail-loss probes, every flow */
+	uint64_t retx_rack;    /* RACK retransmissions, every flow */
 };
 
 /* How run_allreduce() perturbs the network. */
@@ -654,7 +656,7 @@ run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
 	struct ar a = { .n = n, .count = count };
 	struct hc_config cfg;
 	uint64_t t0;
-	uint32_t r;
+	uint32_t r, i;
 	double w0, c0;
 
 	memset(res, 0, sizeof(*res));
@@ -719,6 +721,15 @@ run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
 		res->dup_rx += s.hct_dup_rx;
 		res->net_drops += s.net_rx_drops;
 		res->peer_lost += a.status[r] == -HC_ERR_PEER_LOST;
+		for (i = 0; i < n; i++) {
+			struct hc_flow_stats fs;
+
+			if (i == r || hc_flow_stats_get(hc_simrun_ctx(a.run, r),
+							i, &fs) != 0)
+				continue;
+			res->tlps += fs.tlps;
+			res->retx_rack += fs.retransmits_rack;
+		}
 		if (a.status[r] != 0 || a.req[r] != NULL)
 			res->status_bad++;
 		res->wrong += hc_pattern_wrong(a.recv[r], HC_DTYPE_FLOAT32,
@@ -824,8 +835,9 @@ check_fault(const char *what, const struct ar_opts *o, struct ar_result *r)
 {
 	run_allreduce_opts(4, COUNT_LOSS, o, r);
 	print_result(what, 4, COUNT_LOSS, o->loss, r);
-	printf(", DATA %" PRIu64 ", dups %" PRIu64 ", net drops %" PRIu64,
-	       r->data_tx, r->dup_rx, r->net_drops);
+	printf(", DATA %" PRIu64 ", dups %" PRIu64 ", net drops %" PRIu64
+	       ", TLPs %" PRIu64 ", RACK %" PRIu64, r->data_tx, r->dup_rx,
+	       r->net_drops, r->tlps, r->retx_rack);
 	CU_ASSERT(r->rc == 0);
 	CU_ASSERT(r->status_bad == 0);
 	CU_ASSERT(r->wrong == 0);
