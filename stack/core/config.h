@@ -51,6 +51,7 @@ struct hc_config {
 	uint32_t keepalive_ms;    /**< [transport] keepalive_ms */
 	uint32_t peer_timeout_ms; /**< [transport] peer_timeout_ms, 0: off */
 	uint32_t bulk_min_share_pct; /**< [transport] bulk_min_share_pct */
+	uint32_t critical_extra_pkts; /**< [transport] critical_extra_pkts */
 	uint32_t tx_ring_max_bytes;  /**< [transport] tx_ring_max_bytes, 0:
 	                              *   no bound */
 	uint32_t rx_credit_bdp_pct;  /**< [transport] rx_credit_bdp_pct, 0:

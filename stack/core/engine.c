@@ -386,6 +386,7 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	tc.peer_timeout_ns = cfg->peer_timeout_ms * HC_NS_PER_MS;
 	tc.always_on = ctx->engine_lcore != RTE_MAX_LCORE;
 	tc.bulk_min_share_pct = cfg->bulk_min_share_pct;
+	tc.critical_extra_pkts = cfg->critical_extra_pkts;
 	tc.tx_ring_max_bytes = cfg->tx_ring_max_bytes;
 	tc.rx_credit_bdp_pct = cfg->rx_credit_bdp_pct;
 	tc.bdp_bytes = cfg->bdp_bytes;

@@ -112,7 +112,8 @@ hc_simrun_create(const struct hc_simrun_conf *conf, struct hc_simrun **out)
 			  HC_SIMRUN_IDLE_QUANTUM_NS;
 	run->ctx = calloc(run->ranks, sizeof(*run->ctx));
 	run->active = calloc(run->ranks, sizeof(*run->active));
-	if (run->ctx == NULL || run->active == NULL) {
+	run->timer_ns = calloc(run->ranks, sizeof(*run->timer_ns));
+	if (run->ctx == NULL || run->active == NULL || run->timer_ns == NULL) {
 		rc = -HC_ERR_NOMEM;
 		goto fail;
 	}
@@ -160,6 +161,7 @@ hc_simrun_destroy(struct hc_simrun *run)
 	hc_sim_destroy(run->sim);
 	free(run->ctx);
 	free(run->active);
+	free(run->timer_ns);
 	free(run);
 }
 
@@ -172,6 +174,7 @@ rank_active(const struct hc_simrun *run, uint32_t r)
 	struct hc_ctx *ctx = run->ctx[r];
 
 	return run->active[r] || hc_sim_rx_pending(run->sim, r) != 0 ||
+	       hc_sim_now(run->sim) >= run->timer_ns[r] ||
 	       (ctx->port.txq_len != 0 &&
 		hc_sim_nic_room(run->sim, r, ctx->port.txq[0]->pkt_len)) ||
 	       !cds_wfcq_empty(&ctx->qhead, &ctx->qtail);
@@ -180,7 +183,7 @@ rank_active(const struct hc_simrun *run, uint32_t r)
 uint32_t
 hc_simrun_step(struct hc_simrun *run)
 {
-	uint64_t now = hc_sim_now(run->sim), next, limit;
+	uint64_t now = hc_sim_now(run->sim), next, limit, timer = UINT64_MAX;
 	uint32_t r, work = 0;
 	int sweep;
 
@@ -201,8 +204,12 @@ hc_simrun_step(struct hc_simrun *run)
 		held = ctx->port.txq_len;
 		w = w > held ? w - held : 0;
 		run->active[r] = w != 0;
+		run->timer_ns[r] = hct_next_timer(&ctx->hct);
 		work += w;
 	}
+	for (r = 0; r < run->ranks; r++)
+		if (run->timer_ns[r] > now)
+			timer = RTE_MIN(timer, run->timer_ns[r]);
 	run->steps++;
 	if (work != 0) {
 		if (now != run->stuck_at_ns) {
@@ -213,8 +220,10 @@ hc_simrun_step(struct hc_simrun *run)
 		return work;
 	}
 	run->stuck = 0;
-	/* The next event, but no later than the next sweep. */
+	/* The next event, but no later than the next transport timer
+	 * (RTO, RACK, TLP, pacing: exact) or the next sweep (the rest). */
 	limit = RTE_MAX(now, run->sweep_ns + run->quantum_ns);
+	limit = RTE_MIN(limit, RTE_MAX(timer, now));
 	if (!hc_sim_next_event(run->sim, &next) || next > limit)
 		next = limit;
 	hc_sim_advance(run->sim, next);

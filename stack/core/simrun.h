@@ -18,11 +18,13 @@
  * The runner's step (hc_simrun_step()): run the network events due now;
  * hc_engine_step() in rank order every rank that may have work (frames in
  * its RX ring, frames its port holds that its NIC now takes, submitted
- * requests, or work in its previous step), and every rank once per idle quantum of virtual time
- * (a sweep, for timers); if no rank did work, move virtual time to the
- * next network event, but no later than the next sweep. So RTO, HELLO,
- * keepalive and op timeouts fire at most one quantum late, also while the
- * network is empty, and a step costs what the ranks touched by the
+ * requests, work in its previous step, or a transport timer due:
+ * hct_next_timer()), and every rank once per idle quantum of virtual
+ * time (a sweep, for the other timers); if no rank did work, move virtual
+ * time to the next network event, but no later than the next transport
+ * timer or the next sweep. So RTO, RACK, TLP and pacing fire on time,
+ * HELLO, keepalive and op timeouts at most one quantum late, also while
+ * the network is empty, and a step costs what the ranks touched by the
  * network cost, not all ranks. Frames a rank's port holds because its
  * NIC's egress FIFO is full are not work: only time drains the NIC.
  *
@@ -80,6 +82,8 @@ struct hc_simrun {
 	struct hc_ctx **ctx;        /**< ctx[r]: rank r */
 	uint64_t quantum_ns;
 	uint8_t *active;            /**< active[r]: rank r worked last step */
+	uint64_t *timer_ns;         /**< timer_ns[r]: rank r's next transport
+	                             *   timer (hct_next_timer()), ns */
 	uint64_t sweep_ns;          /**< virtual time of the last sweep */
 	uint64_t steps;             /**< hc_simrun_step() calls */
 	uint64_t stuck;             /**< busy steps in a row at one time */

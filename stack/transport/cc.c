@@ -68,16 +68,17 @@ paced(const struct hct *t, const struct hct_flow *f)
 }
 
 int
-hct_cc_can_send(const struct hct *t, const struct hct_flow *f, uint64_t now)
+hct_cc_can_send(const struct hct *t, const struct hct_flow *f, uint64_t now,
+		uint32_t extra)
 {
 	uint32_t out = f->snd_nxt - f->snd_una;
 	uint32_t inflight = out - f->n_sacked;
 
 	if (out >= t->conf.window_pkts) /* no free slot */
 		return 0;
-	if (inflight != 0 && (double)inflight >= window(t, f))
+	if (inflight != 0 && (double)inflight >= window(t, f) + extra)
 		return 0;
-	return !paced(t, f) || now >= f->cc.pace_next_ns;
+	return extra != 0 || !paced(t, f) || now >= f->cc.pace_next_ns;
 }
 
 uint64_t
@@ -223,6 +224,8 @@ hct_cc_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	rtt = now - p->ts_echo_ns;
 	fabric = rtt > p->host_delay_ns ? rtt - p->host_delay_ns : 0;
 	cc->last_fabric_ns = fabric;
+	cc->fabric_srtt_ns = cc->fabric_srtt_ns == 0 ? fabric :
+			     (7 * cc->fabric_srtt_ns + fabric) / 8;
 	cc->last_endpoint_ns = p->host_delay_ns;
 	if (cc->min_rtt_ns == 0 || fabric < cc->min_rtt_ns)
 		cc->min_rtt_ns = fabric;

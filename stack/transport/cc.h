@@ -137,6 +137,9 @@ struct hct_cc {
 	uint64_t pace_next_ns;    /**< bucket: earliest time of a full token */
 	uint64_t min_rtt_ns;      /**< 0 until the first sample */
 	uint64_t last_fabric_ns;  /**< last fabric delay sample */
+	uint64_t fabric_srtt_ns;  /**< smoothed fabric delay (RTT minus the
+	                           *   receiver's echoed host delay; EWMA
+	                           *   gain 1/8 as RFC 6298's SRTT), ns */
 	uint64_t last_endpoint_ns; /**< last endpoint delay sample */
 	/* DCTCP */
 	double alpha;
@@ -154,6 +157,8 @@ struct hct_cc {
 	uint64_t last_spurious_ns; /**< last spurious retransmission seen */
 	/* TLP */
 	uint64_t last_new_ns;     /**< last transmission of new data */
+	int tail_last;            /**< that packet ended a message: the
+	                           *   receiver acknowledges it at once */
 	uint64_t tlp_deadline_ns; /**< 0: timer off */
 	int tlp_out;              /**< a probe is unacknowledged */
 	int recovery;             /**< fast recovery (SACK, RACK) is on */

@@ -162,6 +162,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK) {
 		if (t->conf.always_on)
 			p->flags = HCT_F_ALWAYS_ON;
+		p->credit = hct_credit_initial(t);
 		return;
 	}
 	p->flags = HCT_F_ACK_VALID;
@@ -187,6 +188,26 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 	f->ack_now = 0;
 }
 
+/* Total credit of a receiver, full-size packets. */
+static uint64_t
+credit_total(const struct hct *t)
+{
+	return (uint64_t)t->conf.rx_credit_bdp_pct * t->conf.bdp_bytes /
+	       (100 * (uint64_t)t->mss);
+}
+
+uint16_t
+hct_credit_initial(const struct hct *t)
+{
+	uint64_t grant;
+
+	if (t->conf.rx_credit_bdp_pct == 0 || t->conf.world_size < 2)
+		return 0;
+	grant = RTE_MIN(credit_total(t), (uint64_t)UINT16_MAX) /
+		(t->conf.world_size - 1);
+	return (uint16_t)RTE_MAX(grant, (uint64_t)1);
+}
+
 uint16_t
 hct_credit_grant(struct hct *t, const struct hct_flow *f, uint64_t now)
 {
@@ -202,8 +223,7 @@ hct_credit_grant(struct hct *t, const struct hct_flow *f, uint64_t now)
 			       now - o->data_rx_ns <= t->conf.rto_min_ns))
 			n++;
 	}
-	total = (uint64_t)t->conf.rx_credit_bdp_pct * t->conf.bdp_bytes /
-		(100 * (uint64_t)t->mss);
+	total = credit_total(t);
 	grant = RTE_MIN(total, (uint64_t)UINT16_MAX) / n;
 	return (uint16_t)RTE_MAX(grant, (uint64_t)1);
 }
@@ -278,6 +298,9 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		}
 		f->peer_nonce = p->src_nonce;
 		f->peer_always_on = (p->flags & HCT_F_ALWAYS_ON) != 0;
+		/* Its first grant, until its ACKs say more. */
+		if (f->peer_credit == 0)
+			f->peer_credit = p->credit;
 		if (p->type == HCT_TYPE_HELLO)
 			hct_send_ctrl(t, f, HCT_TYPE_HELLO_ACK);
 		else if (p->dst_nonce == t->conf.nonce)

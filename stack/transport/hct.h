@@ -54,7 +54,8 @@
  * an SRTT, because an SRTT grows with the queueing delay that incast
  * itself causes, and the grant would then grow with the congestion;
  * the grant rides in the credit field of every packet that acknowledges
- * (ACK, and DATA going back). A sender that heard a credit keeps at most
+ * (ACK, and DATA going back), and HELLOs carry a first grant that
+ * assumes every peer sends at once (hct_credit_initial()). A sender that heard a credit keeps at most
  * min(window_pkts, credit) packets in flight. The credit is a window, not
  * a count of tokens, and never below 1, so it cannot deadlock: a sender
  * limited to 1 packet whose packet or ACK is lost gets it through again
@@ -143,6 +144,9 @@ struct hct_conf {
 	uint32_t initial_psn;     /**< first PSN of every flow, both ways;
 	                           *   0 in the stack, set by tests to
 	                           *   exercise wrap-around */
+	uint32_t critical_extra_pkts; /**< critical packets a flow may have in
+	                               *   flight beyond its window and the
+	                               *   peer's credit */
 	uint32_t bulk_min_share_pct; /**< percent of DATA bytes bulk gets at
 	                              *   least while it has data, 0..50 */
 	uint64_t tx_ring_max_bytes; /**< bytes handed to the port and not on
@@ -329,6 +333,14 @@ void hct_cancel_owner(struct hct *t, const void *owner);
  */
 uint16_t hct_credit_grant(struct hct *t, const struct hct_flow *f,
 			  uint64_t now);
+
+/**
+ * The credit a receiver grants in its HELLO and HELLO_ACK, before any
+ * DATA: every peer may start sending at once (an incast), so each gets
+ * max(1, floor(min(65535, T) / (world_size - 1))); 0 when credits are off
+ * or alone. A sender uses it until the first ACK brings a fresh grant.
+ */
+uint16_t hct_credit_initial(const struct hct *t);
 
 /** Packets f may have in flight: window_pkts, or the peer's credit when
  *  it granted less. */

@@ -63,8 +63,9 @@ void hct_sched_prune(struct hct *t, struct hct_flow *f);
 uint32_t hct_sched_tx(struct hct *t, uint64_t now);
 /* cc.c */
 void hct_cc_flow_init(struct hct *t, struct hct_flow *f);
+/* extra: packets allowed beyond the window, unpaced (critical class). */
 int hct_cc_can_send(const struct hct *t, const struct hct_flow *f,
-		    uint64_t now);
+		    uint64_t now, uint32_t extra);
 uint64_t hct_cc_next_send(const struct hct *t, const struct hct_flow *f);
 void hct_cc_on_send(struct hct *t, struct hct_flow *f, uint64_t now);
 void hct_cc_on_ack(struct hct *t, struct hct_flow *f,

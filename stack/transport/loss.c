@@ -119,7 +119,7 @@ hct_tlp_arm(struct hct *t, struct hct_flow *f, uint64_t now)
 {
 	const struct hct_cc_conf *c = &t->conf.cc;
 	struct hct_cc *cc = &f->cc;
-	uint64_t pto, due;
+	uint64_t pto, due, rtt;
 
 	cc->tlp_deadline_ns = 0;
 	if (cc->recovery && !hct_psn_lt(f->snd_una, cc->recovery_end))
@@ -130,8 +130,21 @@ hct_tlp_arm(struct hct *t, struct hct_flow *f, uint64_t now)
 	if (f->snd_una == f->snd_nxt || cc->tlp_out || cc->recovery ||
 	    f->srtt_ns == 0)
 		return;
-	pto = RTE_MAX(2 * f->srtt_ns + c->tlp_ack_delay_ns, c->tlp_min_ns);
-	due = RTE_MAX(cc->last_new_ns + pto, now + f->srtt_ns);
+	/* A tail that ends a message is acknowledged at once (rx.c): its
+	 * ACK is due one fabric RTT (the RTT minus the receiver's echoed
+	 * host delay, smoothed) after it left, with no delayed-ACK
+	 * allowance (WCDelAckT); the probe waits 1.5 of those, half an RTT
+	 * of margin for queueing (a needless probe costs one packet). Other
+	 * tails wait RFC 8985's 2 SRTT + WCDelAckT. */
+	if (cc->tail_last && cc->fabric_srtt_ns != 0) {
+		rtt = cc->fabric_srtt_ns;
+		pto = 3 * rtt / 2;
+	} else {
+		rtt = f->srtt_ns;
+		pto = 2 * rtt + c->tlp_ack_delay_ns;
+	}
+	pto = RTE_MAX(pto, c->tlp_min_ns);
+	due = RTE_MAX(cc->last_new_ns + pto, now + rtt);
 	if (f->rto_deadline_ns != 0 && due >= f->rto_deadline_ns)
 		return;
 	cc->tlp_deadline_ns = due;

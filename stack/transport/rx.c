@@ -187,8 +187,9 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	f->data_rx_ns = now;
 	f->stats.bytes_rx += p->length;
 	hct_cc_rx_data(f, tos);
-	if (psn != f->rcv_nxt)
-		f->ack_now = 1; /* a hole: tell the sender at once */
+	if (psn != f->rcv_nxt || (p->flags & HCT_F_LAST))
+		f->ack_now = 1; /* a hole, or a message's end (the sender's
+				 * tail-loss probe counts on it): at once */
 	hct_rx_bit_set(t, f, psn, 1);
 	while (hct_rx_bit(t, f, f->rcv_nxt)) {
 		hct_rx_bit_set(t, f, f->rcv_nxt, 0);

@@ -73,17 +73,23 @@ hct_flow_window(const struct hct *t, const struct hct_flow *f)
 	return w;
 }
 
-/* Whether f may put one more packet in flight now: a free slot, the
- * peer's credit, then the congestion window and pacing (cc.c). Counts
- * the times the peer's credit (not our window) starts stopping it. */
+/* Whether f may put one more packet of class cls in flight now: a free
+ * slot, the peer's credit, then the congestion window and pacing (cc.c).
+ * Critical packets may go critical_extra_pkts beyond credit and window,
+ * unpaced: a critical message must not wait for the ACKs of the bulk
+ * ahead of it in the same flow (only for a free slot). Counts the times
+ * the peer's credit (not our window) starts stopping it. */
 static int
-can_send(struct hct_flow *f, const struct hct *t, uint64_t now)
+can_send(struct hct_flow *f, const struct hct *t, uint64_t now,
+	 unsigned int cls)
 {
 	uint32_t inflight = f->snd_nxt - f->snd_una;
+	uint32_t extra = cls <= HCT_CLASS_CRITICAL ?
+			 t->conf.critical_extra_pkts : 0;
 
 	if (inflight >= t->conf.window_pkts)
 		return 0;
-	if (inflight >= hct_flow_window(t, f)) {
+	if (inflight >= hct_flow_window(t, f) + extra) {
 		if (!f->credit_blocked) {
 			f->credit_blocked = 1;
 			f->stats.credit_limited++;
@@ -91,7 +97,7 @@ can_send(struct hct_flow *f, const struct hct *t, uint64_t now)
 		return 0;
 	}
 	f->credit_blocked = 0;
-	return hct_cc_can_send(t, f, now);
+	return hct_cc_can_send(t, f, now, extra);
 }
 
 /* The first flow of class cls in round-robin order that may send. */
@@ -101,7 +107,7 @@ eligible(struct hct *t, unsigned int cls, uint64_t now)
 	struct hct_flow *f;
 
 	TAILQ_FOREACH(f, &t->txlist[cls], txlink[cls])
-		if (can_send(f, t, now))
+		if (can_send(f, t, now, cls))
 			return f;
 	return NULL;
 }

@@ -112,6 +112,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	if (f->rto_deadline_ns == 0)
 		f->rto_deadline_ns = now + f->rto_ns;
 	hct_cc_on_send(t, f, now);
+	f->cc.tail_last = (p.flags & HCT_F_LAST) != 0;
 	hct_tlp_arm(t, f, now);
 	hc_net_udp_send(t->net, f->peer_ip, hct_tos(cls), m);
 	if (msg->done == msg->len) {

@@ -68,11 +68,13 @@ retransmits(const struct hct_flow *f)
 	return f->stats.retransmits_rto + f->stats.retransmits_sack;
 }
 
-/* The lowest RTT the flow measured, ns. */
+/* The RTT the transport measures for a flow, ns: its smoothed fabric RTT
+ * (RTT minus the receiver's echoed host delay, EWMA 1/8), at the end of
+ * the lossless run. */
 static uint64_t
-min_rtt_ns(const struct hct_flow *f)
+flow_rtt_ns(const struct hct_flow *f)
 {
-	return f->srtt_ns;
+	return f->cc.fabric_srtt_ns;
 }
 
 /* A link's counters. */
@@ -201,7 +203,8 @@ scn_recovery(struct scn_recovery *r)
 	rc = one_transfer(1, r->bytes, 0, NULL, NULL, &o0);
 	if (rc != 0)
 		return rc;
-	r->rtt_ns = min_rtt_ns(&o0.fs);
+	r->rtt_ns = flow_rtt_ns(&o0.fs);
+	r->min_rtt_ns = o0.fs.cc.min_rtt_ns;
 	/* A packet boundary in the middle: packets are cut MSS by MSS from
 	 * offset 0. */
 	d.offset = r->bytes / 2 / o0.mss * o0.mss;

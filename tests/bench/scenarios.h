@@ -42,7 +42,11 @@ int scn_goodput(struct scn_goodput *g);
 struct scn_recovery {
 	int last;                 /**< 0: a mid-message packet; 1: the last */
 	uint64_t bytes;           /**< message size */
-	uint64_t rtt_ns;          /**< the flow's minimum RTT (lossless run) */
+	uint64_t rtt_ns;          /**< the flow's smoothed fabric RTT at the
+	                           *   end of the lossless run: the RTT the
+	                           *   transport measures (RTT minus the
+	                           *   receiver's host delay, EWMA 1/8) */
+	uint64_t min_rtt_ns;      /**< the least RTT sample (no queueing) */
 	uint64_t extra_ns;        /**< completion time minus lossless */
 	uint64_t rtos;            /**< RTOs of the lossy run */
 	uint64_t dropped;         /**< packets the filter dropped (1) */

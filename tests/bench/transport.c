@@ -98,7 +98,8 @@ bench_recovery(void)
 	unsigned int last;
 
 	printf("\n# one lost DATA packet in a 256 KiB message\n");
-	printf("#  lost  rtt(us)  extra(us)  extra/rtt  rtos  dropped\n");
+	printf("#  lost  srtt(us)  min_rtt(us)  extra(us)  extra/srtt  rtos  "
+	       "dropped\n");
 	for (last = 0; last < 2; last++) {
 		struct scn_recovery r = { .last = (int)last,
 					  .bytes = 256 * 1024 };
@@ -108,8 +109,9 @@ bench_recovery(void)
 		if (check(scn_recovery(&r), "recovery") != 0)
 			return -1;
 		rtts = (double)r.extra_ns / (double)r.rtt_ns;
-		printf("  %5s  %7.2f  %9.2f  %9.2f  %4lu  %7lu\n", what[last],
-		       r.rtt_ns / 1e3, r.extra_ns / 1e3, rtts,
+		printf("  %5s  %8.2f  %11.2f  %9.2f  %10.2f  %4lu  %7lu\n",
+		       what[last], r.rtt_ns / 1e3, r.min_rtt_ns / 1e3,
+		       r.extra_ns / 1e3, rtts,
 		       (unsigned long)r.rtos, (unsigned long)r.dropped);
 		snprintf(name, sizeof(name), "recovery_%s_rtts", what[last]);
 		target(name, rtts, last ? 2.0 : 1.0 + SCN_PACING_SLACK, 0);
