@@ -14,6 +14,7 @@
 #include "hypercomm.h"
 #include "config.h"
 #include "log.h"
+#include "tune.h"
 
 /* Numeric keys: section, key, offset of the uint32_t field, default, range.
  * config/example.ini documents each with its unit; keep the two together. */
@@ -64,9 +65,10 @@ static const char *const other_keys[][2] = {
 	{ "engine", "idle" },
 	{ "fault", "seed" },
 	{ "fault", "drop_data_pct" },
+	{ "coll", "algo" },
 };
 
-static const char *const rank_keys[] = { "ip", "mac", "port" };
+static const char *const rank_keys[] = { "ip", "mac", "port", "group" };
 
 /* Line of `key` inside `[section]` of the file (or of the section header
  * when key is NULL), for error messages; 0 when not found. rte_cfgfile
@@ -350,6 +352,23 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 		}
 	}
 
+	cfg->algo = HC_ALGO_AUTO;
+	v = getenv("HC_ALGO");
+	if (v == NULL)
+		v = rte_cfgfile_get_entry(file, "coll", "algo");
+	if (v != NULL) {
+		int a = hc_algo_id_parse(v);
+
+		if (a < 0) {
+			CFG_ERR(cfg, "coll", "algo", "'%s'%s is not ring, tree, "
+				"hd, hier or auto", v, getenv("HC_ALGO") != NULL ?
+				" (from HC_ALGO)" : "");
+			bad++;
+		} else {
+			cfg->algo = a;
+		}
+	}
+
 	cfg->fault_seed = 1;
 	v = getenv("HC_FAULT_SEED");
 	if (v == NULL)
@@ -381,6 +400,7 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 static int
 load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 {
+	uint64_t x;
 	uint32_t r, q;
 	int bad = 0;
 	char sec[32], ipbuf[16];
@@ -426,6 +446,17 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 				bad++;
 			} else {
 				rc->has_mac = true;
+			}
+		}
+		rc->group = r;
+		v = rte_cfgfile_get_entry(file, sec, "group");
+		if (v != NULL) {
+			if (parse_u64(v, 0, HC_GROUP_MAX, &x) != 0) {
+				CFG_ERR(cfg, sec, "group", "'%s' is not an "
+					"integer in 0..%u", v, HC_GROUP_MAX);
+				bad++;
+			} else {
+				rc->group = (uint32_t)x;
 			}
 		}
 		v = rte_cfgfile_get_entry(file, sec, "port");
