@@ -142,4 +142,23 @@ hc_pattern_wrong(const void *buf, enum hc_dtype d, enum hc_op op,
 	return wrong;
 }
 
+/**
+ * PN, for the "same bits on every rank" check of float all-reduce: rank
+ * r, element i holds ((i * 2654435761 + r * 40503) mod 65521) / 4099 - 8,
+ * rounded to the dtype; sums of these round differently in different
+ * orders, so only an algorithm that computes each final value once and
+ * copies it gives every rank the same bits (compare a digest of the
+ * result across ranks; the value itself is not checked).
+ */
+static inline void
+hc_pattern_noise(void *buf, enum hc_dtype d, uint64_t count, int r)
+{
+	uint64_t i;
+
+	for (i = 0; i < count; i++)
+		hc_pattern_store(buf, d, i,
+				 (double)((i * 2654435761u + (uint64_t)r * 40503u)
+					  % 65521) / 4099.0 - 8.0);
+}
+
 #endif /* HC_APPS_PATTERN_H */
