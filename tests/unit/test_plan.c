@@ -358,6 +358,27 @@ test_hd_runs(void)
 		run_counts(A_HD, n, NULL);
 }
 
+/* Step i of p is exactly (kind, final, peer, tag, first, len); peer and
+ * tag are not compared for a FINISH. */
+static void
+expect_step(const struct hc_plan *p, uint32_t i, enum hc_step_kind kind,
+	    int final, uint32_t peer, uint16_t tag, uint64_t first,
+	    uint64_t len)
+{
+	const struct hc_step *s;
+
+	CU_ASSERT_FATAL(i < p->len);
+	s = &p->s[i];
+	CU_ASSERT_EQUAL(s->kind, kind);
+	CU_ASSERT_EQUAL(s->final, final);
+	if (kind != HC_STEP_FINISH) {
+		CU_ASSERT_EQUAL(s->peer, peer);
+		CU_ASSERT_EQUAL(s->tag, tag);
+	}
+	CU_ASSERT_EQUAL(s->first, first);
+	CU_ASSERT_EQUAL(s->len, len);
+}
+
 static void
 test_hd_fold(void)
 {
@@ -369,48 +390,36 @@ test_hd_fold(void)
 	make_plan(A_HD, &p, 5, 0, 10, NULL, &rc);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL_FATAL(p.len, 2);
-	CU_ASSERT_EQUAL(p.s[0].kind, HC_STEP_SEND);
-	CU_ASSERT_EQUAL(p.s[0].peer, 1);
-	CU_ASSERT_EQUAL(p.s[0].tag, 0);
-	CU_ASSERT_EQUAL(p.s[0].first, 0);
-	CU_ASSERT_EQUAL(p.s[0].len, 10);
-	CU_ASSERT_EQUAL(p.s[1].kind, HC_STEP_RECV_COPY);
-	CU_ASSERT_EQUAL(p.s[1].peer, 1);
-	CU_ASSERT_EQUAL(p.s[1].tag, 5);
+	expect_step(&p, 0, HC_STEP_SEND, 0, 1, 0, 0, 10);
+	expect_step(&p, 1, HC_STEP_RECV_COPY, 1, 1, 5, 0, 10);
 	hc_plan_free(&p);
-	/* rank 1 takes it first and sends the result last; in between
-	 * halving with new rank 0's partners 2 (real 3) and 1 (real 2):
-	 * blocks of 10 / 4: 0-2, 3-5, 6-7, 8-9. */
+	/* rank 1 (new rank 0) takes it first and sends the result last;
+	 * in between halving with new ranks 2 (real 3) and 1 (real 2),
+	 * blocks of 10 / 4: 0-2, 3-5, 6-7, 8-9; doubling back. */
 	make_plan(A_HD, &p, 5, 1, 10, NULL, &rc);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL_FATAL(p.len, 1 + 4 + 1 + 4 + 1);
-	CU_ASSERT_EQUAL(p.s[0].kind, HC_STEP_RECV_RED);
-	CU_ASSERT_EQUAL(p.s[0].peer, 0);
-	CU_ASSERT_EQUAL(p.s[1].kind, HC_STEP_SEND);
-	CU_ASSERT_EQUAL(p.s[1].peer, 3);
-	CU_ASSERT_EQUAL(p.s[1].first, 6);
-	CU_ASSERT_EQUAL(p.s[1].len, 4);
-	CU_ASSERT_EQUAL(p.s[3].peer, 2);
-	CU_ASSERT_EQUAL(p.s[3].first, 3);
-	CU_ASSERT_EQUAL(p.s[3].len, 3);
-	CU_ASSERT_EQUAL(p.s[5].kind, HC_STEP_FINISH);
-	CU_ASSERT_EQUAL(p.s[5].first, 0);
-	CU_ASSERT_EQUAL(p.s[5].len, 3);
-	CU_ASSERT_EQUAL(p.s[10].kind, HC_STEP_SEND);
-	CU_ASSERT_EQUAL(p.s[10].final, 1);
-	CU_ASSERT_EQUAL(p.s[10].peer, 0);
-	CU_ASSERT_EQUAL(p.s[10].tag, 5);
-	CU_ASSERT_EQUAL(p.s[10].len, 10);
-	/* its first send waits for nothing but the folded vector */
+	expect_step(&p, 0, HC_STEP_RECV_RED, 0, 0, 0, 0, 10);
+	expect_step(&p, 1, HC_STEP_SEND, 0, 3, 1, 6, 4);
+	expect_step(&p, 2, HC_STEP_RECV_RED, 0, 3, 1, 0, 6);
+	expect_step(&p, 3, HC_STEP_SEND, 0, 2, 2, 3, 3);
+	expect_step(&p, 4, HC_STEP_RECV_RED, 0, 2, 2, 0, 3);
+	expect_step(&p, 5, HC_STEP_FINISH, 0, 0, 0, 0, 3);
+	expect_step(&p, 6, HC_STEP_SEND, 1, 2, 3, 0, 3);
+	expect_step(&p, 7, HC_STEP_RECV_COPY, 1, 2, 3, 3, 3);
+	expect_step(&p, 8, HC_STEP_SEND, 1, 3, 4, 0, 6);
+	expect_step(&p, 9, HC_STEP_RECV_COPY, 1, 3, 4, 6, 4);
+	expect_step(&p, 10, HC_STEP_SEND, 1, 0, 5, 0, 10);
+	/* its first send waits for the folded vector only */
 	CU_ASSERT_EQUAL(p.ndeps[1], 1);
+	/* the last waits for every RECV and the FINISH before it (all
+	 * overlap the whole vector) */
+	CU_ASSERT_EQUAL(p.ndeps[10], 6);
 	hc_plan_free(&p);
-	/* rank 4 (new rank 3) takes part directly */
+	/* rank 4 (new rank 3) takes part directly: first to new 1 (real 2) */
 	make_plan(A_HD, &p, 5, 4, 10, NULL, &rc);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_EQUAL(p.s[0].kind, HC_STEP_SEND);
-	CU_ASSERT_EQUAL(p.s[0].peer, 2); /* new rank 3 ^ 2 = 1: real 2 */
-	CU_ASSERT_EQUAL(p.s[0].first, 0);
-	CU_ASSERT_EQUAL(p.s[0].len, 6);
+	expect_step(&p, 0, HC_STEP_SEND, 0, 2, 1, 0, 6);
 	hc_plan_free(&p);
 }
 
