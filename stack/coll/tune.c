@@ -156,3 +156,21 @@ hc_tune_switches(const struct hc_tune_shape *sh, const struct hc_tune *t,
 	}
 	return k;
 }
+
+double
+hc_tune_crossover(enum hc_algo_id a, enum hc_algo_id b,
+		  const struct hc_tune_shape *sh, const struct hc_tune *t)
+{
+	const double probe = 1 << 20;
+	double a0 = hc_tune_cost(a, sh, t, 0), b0 = hc_tune_cost(b, sh, t, 0);
+	double as, bs, x;
+
+	if (a0 < 0 || b0 < 0)
+		return 0;
+	as = (hc_tune_cost(a, sh, t, probe) - a0) / probe;
+	bs = (hc_tune_cost(b, sh, t, probe) - b0) / probe;
+	if (as == bs)
+		return 0;
+	x = (b0 - a0) / (as - bs);
+	return x > 0 ? (double)(uint64_t)x : 0;
+}

@@ -81,4 +81,13 @@ uint32_t hc_tune_switches(const struct hc_tune_shape *sh,
 			  enum hc_algo_id *from, enum hc_algo_id *to,
 			  uint32_t max);
 
+/**
+ * Size in bytes where algorithms a and b cost the same (the one with fewer
+ * steps is cheaper below it), rounded down; 0 when their lines do not
+ * cross at a positive size or either cannot run this shape.
+ */
+double hc_tune_crossover(enum hc_algo_id a, enum hc_algo_id b,
+			 const struct hc_tune_shape *sh,
+			 const struct hc_tune *t);
+
 #endif /* HC_COLL_TUNE_H */

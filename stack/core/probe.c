@@ -137,7 +137,20 @@ hc_comm_tuner_info(const struct hc_comm *comm, char *buf, size_t len)
 	for (i = 0; i < k; i++)
 		w += snprintf(REST(w), "%" PRIu64 " B, %s %" PRIu64 "..",
 			      at[i] - 1, hc_algo_id_name(to[i]), at[i]);
-	w += snprintf(REST(w), " B");
+	w += snprintf(REST(w), " B; equal cost at");
+	for (i = HC_ALGO_RING; i < HC_ALGO__MAX; i++) {
+		enum hc_algo_id j;
+
+		for (j = i + 1; j < HC_ALGO__MAX; j++) {
+			double x = hc_tune_crossover(i, j, &comm->shape,
+						     &comm->tune);
+
+			if (x > 0)
+				w += snprintf(REST(w), " %s/%s %.0f B",
+					      hc_algo_id_name(i),
+					      hc_algo_id_name(j), x);
+		}
+	}
 #undef REST
 	return w;
 }

@@ -497,7 +497,7 @@ test_crossover(void)
 	 * 10 us and beta 0.5 ns/B that is 100000 B (a tie keeps the ring,
 	 * the lower id). hd (6 alpha + 3.5 B beta) never wins. */
 	const struct hc_tune t = { 10000, 0.5 };
-	const struct hc_tune_shape s5 = { 5, 5, 1 };
+	const struct hc_tune_shape s5 = { 5, 5, 1 }, s5uneq = { 5, 2, 0 };
 	uint64_t at[4];
 	enum hc_algo_id from[4], to[4];
 
@@ -507,6 +507,17 @@ test_crossover(void)
 	CU_ASSERT(at[0] == 100000 || at[0] == 100001);
 	CU_ASSERT_EQUAL(from[0], HC_ALGO_TREE);
 	CU_ASSERT_EQUAL(to[0], HC_ALGO_RING);
+	/* n = 4: ring 6 alpha + 1.5 B beta, tree 4 alpha + 2 B beta: equal
+	 * at 2 alpha / (0.5 beta) = 80000 B; ring and hd never cross
+	 * (the same slope), tree and hd only at 0 */
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_RING, HC_ALGO_TREE, &flat4,
+					  &t), 80000);
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_RING, HC_ALGO_HD, &flat4,
+					  &t), 0);
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_TREE, HC_ALGO_HD, &flat4,
+					  &t), 0);
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_HIER, HC_ALGO_HD, &s5uneq,
+					  &t), 0);
 	/* alpha 0: the bandwidth term alone; ring and hd tie (n = 4),
 	 * ring (lower id) stays */
 	{
