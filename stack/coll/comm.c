@@ -254,6 +254,8 @@ choose_algo(struct hc_comm *comm, uint64_t bytes)
 		}
 		return a;
 	}
+	if (bytes == 0)
+		return HC_ALGO_RING; /* no data: no algorithm runs */
 	a = hc_tune_pick(&comm->shape, &comm->tune, (double)bytes);
 	if (!(__atomic_fetch_or(&comm->logged, bit, __ATOMIC_RELAXED) & bit))
 		HC_LOG(INFO, COLL, "comm %08x all-reduce of %" PRIu64 "+ bytes: "
