@@ -169,7 +169,8 @@ check_allreduce(uint64_t count, enum hc_dtype d, enum hc_op op, int inplace,
 		snprintf(why, wlen, "hc_allreduce: %s", hc_strerror(rc));
 		goto out;
 	}
-	wrong = hc_pattern_wrong(rbuf, d, op, count, nranks);
+	wrong = hc_pattern_result_wrong(HC_PATTERN_ALLREDUCE, rbuf, d, op,
+					count, nranks, rank, 0);
 	if (wrong != 0) {
 		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
 		goto out;
@@ -299,10 +300,11 @@ check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 		}
 		rc = hc_reduce_scatter(comm, full, inplace ? own : part, count,
 				       d, op);
-		for (i = 0; i < count && rc == 0; i++)
-			wrong += hc_pattern_load(inplace ? own : part, d, i) !=
-				 hc_pattern_expected(d, op,
-					(uint64_t)rank * count + i, nranks);
+		if (rc == 0)
+			wrong = hc_pattern_result_wrong(HC_PATTERN_REDUCE_SCATTER,
+							inplace ? own : part, d,
+							op, count, nranks, rank,
+							0);
 	} else {
 		memset(full, SENTINEL, total * es);
 		if (inplace) {
@@ -316,10 +318,10 @@ check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 			before = checksum(part, count * es);
 		}
 		rc = hc_allgather(comm, inplace ? own : part, full, count, d);
-		for (i = 0; i < total && rc == 0; i++)
-			wrong += hc_pattern_load(full, d, i) !=
-				 hc_pattern_value(d, HC_OP_SUM, i % count,
-						  (int)(i / count));
+		if (rc == 0)
+			wrong = hc_pattern_result_wrong(HC_PATTERN_ALLGATHER,
+							full, d, op, count,
+							nranks, rank, 0);
 	}
 	if (rc != 0) {
 		snprintf(why, wlen, "%s", hc_strerror(rc));
@@ -400,7 +402,7 @@ check_rooted(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 {
 	size_t es = hc_dtype_size(d);
 	uint8_t *sbuf = malloc(count * es + GUARD), *rbuf = malloc(count * es + GUARD);
-	uint64_t i, wrong = 0, before = 0;
+	uint64_t wrong = 0, before = 0;
 	int rc, ok = 0, checked = kind == 'b' || rank == root;
 
 	memset(rbuf, SENTINEL, count * es);
@@ -415,10 +417,11 @@ check_rooted(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 	else
 		rc = hc_reduce(comm, inplace ? rbuf : sbuf, rbuf, count, d, op,
 			       root);
-	for (i = 0; i < count && rc == 0 && checked; i++)
-		wrong += hc_pattern_load(rbuf, d, i) != (kind == 'b' ?
-			 hc_pattern_value(d, HC_OP_SUM, i, root) :
-			 hc_pattern_expected(d, op, i, nranks));
+	if (rc == 0 && checked)
+		wrong = hc_pattern_result_wrong(kind == 'b' ?
+						HC_PATTERN_BROADCAST :
+						HC_PATTERN_REDUCE, rbuf, d, op,
+						count, nranks, rank, root);
 	if (rc != 0)
 		snprintf(why, wlen, "%s", hc_strerror(rc));
 	else if (wrong != 0)
