@@ -64,6 +64,7 @@ struct opts {
 	int op;    /* -1: all */
 	int rank, world;
 	const char *config;
+	const char *algo;  /* -a: exported as HC_ALGO before hc_init */
 };
 
 static void
@@ -87,6 +88,14 @@ usage(FILE *f)
 "      --coll C           allreduce (default), reducescatter, allgather,\n"
 "                         bcast, reduce\n"
 "  -r, --root R           root of bcast and reduce (default 0)\n"
+"  -a, --algo A           all-reduce algorithm: ring | tree (double binary\n"
+"                         tree) | hd (halving-doubling) | hier (two-level by\n"
+"                         the [rank.N] group key) | auto (the alpha-beta\n"
+"                         tuner; default: [coll] algo, else auto). Sets\n"
+"                         HC_ALGO; an algorithm that cannot run this job\n"
+"                         (hier with unequal groups) fails the run, and a\n"
+"                         forced one other than auto/ring needs --coll\n"
+"                         allreduce\n"
 "  -h, --help\n"
 "size: bytes of the whole buffer (for reducescatter and allgather all n\n"
 "blocks, as nccl-tests). busbw = algbw * 2(n-1)/n for allreduce, * (n-1)/n\n"
@@ -145,6 +154,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "config", required_argument, NULL, 'C' },
 		{ "coll", required_argument, NULL, 'L' },
 		{ "root", required_argument, NULL, 'r' },
+		{ "algo", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -152,14 +162,14 @@ parse_opts(int argc, char **argv, struct opts *o)
 	int c, f, i;
 
 	*o = (struct opts){ COLL_ALLREDUCE, 0, 32 << 20, 32 << 20, 2, 20, 5, 1,
-			    HC_DTYPE_FLOAT32, HC_OP_SUM, -1, 0, NULL };
+			    HC_DTYPE_FLOAT32, HC_OP_SUM, -1, 0, NULL, NULL };
 	env = getenv("HC_WORLD_SIZE");
 	if (env != NULL && parse_int(env, 1, &o->world) != 0) {
 		fprintf(stderr, "hc-perf: HC_WORLD_SIZE='%s' is not a size\n", env);
 		return -1;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:r:h", lo,
+	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:r:a:h", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -239,6 +249,18 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'C':
 			o->config = optarg;
 			break;
+		case 'a':
+			if (strcmp(optarg, "ring") != 0 &&
+			    strcmp(optarg, "tree") != 0 &&
+			    strcmp(optarg, "hd") != 0 &&
+			    strcmp(optarg, "hier") != 0 &&
+			    strcmp(optarg, "auto") != 0) {
+				fprintf(stderr, "hc-perf: -a '%s': not ring, "
+					"tree, hd, hier or auto\n", optarg);
+				return -1;
+			}
+			o->algo = optarg;
+			break;
 		case 'L':
 			for (i = 0; i < (int)RTE_DIM(colls); i++)
 				if (strcmp(optarg, colls[i].name) == 0)
@@ -265,6 +287,16 @@ parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (o->minbytes > o->maxbytes) {
 		fprintf(stderr, "hc-perf: -b is larger than -e\n");
+		return -1;
+	}
+	if (o->algo != NULL && o->coll != COLL_ALLREDUCE &&
+	    strcmp(o->algo, "ring") != 0 && strcmp(o->algo, "auto") != 0) {
+		fprintf(stderr, "hc-perf: -a %s: only all-reduce has that "
+			"algorithm\n", o->algo);
+		return -1;
+	}
+	if (o->algo != NULL && setenv("HC_ALGO", o->algo, 1) != 0) {
+		fprintf(stderr, "hc-perf: cannot set HC_ALGO\n");
 		return -1;
 	}
 	return 0;
@@ -462,6 +494,7 @@ main(int argc, char **argv)
 	double bw_sum = 0;
 	uint64_t size;
 	void *sbuf = NULL, *rbuf = NULL;
+	char tuner[512];
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -508,6 +541,8 @@ main(int argc, char **argv)
 		       colls[o.coll].title, n,
 		       o.minbytes, o.maxbytes, o.factor, o.warmup, o.iters,
 		       o.check);
+		if (hc_comm_tuner_info(comm, tuner, sizeof(tuner)) >= 0)
+			printf("# tuner: %s\n", tuner);
 		printf("#\n");
 		printf("# %10s  %12s  %8s  %6s  %6s           out-of-place"
 		       "                       in-place          \n",

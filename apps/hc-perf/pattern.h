@@ -142,4 +142,79 @@ hc_pattern_wrong(const void *buf, enum hc_dtype d, enum hc_op op,
 	return wrong;
 }
 
+/** The collective a result buffer came from (hc_pattern_result_wrong). */
+enum hc_pattern_coll {
+	HC_PATTERN_ALLREDUCE,
+	HC_PATTERN_REDUCE_SCATTER,
+	HC_PATTERN_ALLGATHER,
+	HC_PATTERN_BROADCAST,
+	HC_PATTERN_REDUCE,
+};
+
+/**
+ * Elements of rank r's result buf that differ from what collective k must
+ * leave there over n ranks, when every rank q filled its send buffer with
+ * hc_pattern_fill(., d, op, ., q) (all-gather and broadcast: op SUM's
+ * pattern, nothing is reduced). count is per rank, as the API names it:
+ *   ALLREDUCE       buf holds count elements: the reduction;
+ *   REDUCE_SCATTER  count elements: block r of the n * count reduction;
+ *   ALLGATHER       n * count elements: block q is rank q's pattern;
+ *   BROADCAST       count elements: the root's pattern;
+ *   REDUCE          count elements at the root (the reduction); 0 at the
+ *                   other ranks, whose buffer is not defined.
+ * One rank's check, the same on the network and in a simulation.
+ */
+static inline uint64_t
+hc_pattern_result_wrong(enum hc_pattern_coll k, const void *buf,
+			enum hc_dtype d, enum hc_op op, uint64_t count, int n,
+			int r, int root)
+{
+	uint64_t i, wrong = 0, len = k == HC_PATTERN_ALLGATHER ?
+					  count * (uint64_t)n : count;
+
+	if (k == HC_PATTERN_REDUCE && r != root)
+		return 0;
+	for (i = 0; i < len; i++) {
+		double want;
+
+		switch (k) {
+		case HC_PATTERN_REDUCE_SCATTER:
+			want = hc_pattern_expected(d, op, (uint64_t)r * count + i,
+						   n);
+			break;
+		case HC_PATTERN_ALLGATHER:
+			want = hc_pattern_value(d, HC_OP_SUM, i % count,
+						(int)(i / count));
+			break;
+		case HC_PATTERN_BROADCAST:
+			want = hc_pattern_value(d, HC_OP_SUM, i, root);
+			break;
+		default:
+			want = hc_pattern_expected(d, op, i, n);
+			break;
+		}
+		wrong += hc_pattern_load(buf, d, i) != want;
+	}
+	return wrong;
+}
+
+/**
+ * PN, for the "same bits on every rank" check of float all-reduce: rank
+ * r, element i holds ((i * 2654435761 + r * 40503) mod 65521) / 4099 - 8,
+ * rounded to the dtype; sums of these round differently in different
+ * orders, so only an algorithm that computes each final value once and
+ * copies it gives every rank the same bits (compare a digest of the
+ * result across ranks; the value itself is not checked).
+ */
+static inline void
+hc_pattern_noise(void *buf, enum hc_dtype d, uint64_t count, int r)
+{
+	uint64_t i;
+
+	for (i = 0; i < count; i++)
+		hc_pattern_store(buf, d, i,
+				 (double)((i * 2654435761u + (uint64_t)r * 40503u)
+					  % 65521) / 4099.0 - 8.0);
+}
+
 #endif /* HC_APPS_PATTERN_H */

@@ -22,6 +22,7 @@
 #include "hct.h"
 #include "reduce.h"
 #include "ring_plan.h"
+#include "tune.h"
 
 struct hc_coll_op;
 
@@ -42,6 +43,12 @@ struct hc_algo {
 
 extern const struct hc_algo hc_algo_ring;
 extern const struct hc_algo hc_algo_chain;
+extern const struct hc_algo hc_algo_tree;  /**< double binary tree */
+extern const struct hc_algo hc_algo_hd;    /**< halving-doubling */
+extern const struct hc_algo hc_algo_hier;  /**< two-level, by group */
+
+/** The ops table of an all-reduce algorithm id (not AUTO), or NULL. */
+const struct hc_algo *hc_algo_get(enum hc_algo_id a);
 
 /* Control messages ride in DATA packets with a reserved step number:
  * HC_STEP_SIG carries the sender's signature of the collective (payload:
@@ -63,6 +70,7 @@ enum hc_coll_kind {
 struct hc_coll_op {
 	struct hc_comm *comm;
 	const struct hc_algo *algo;
+	enum hc_algo_id algo_id; /**< all-reduce: the algorithm chosen */
 	enum hc_coll_kind kind;
 	uint32_t seq;           /**< collective sequence number in comm */
 	uint32_t sig;           /**< signature of (kind, dtype, op, count) */
@@ -120,6 +128,12 @@ struct hc_comm {
 	uint32_t *of_world;     /**< world rank -> comm rank or UINT32_MAX */
 	uint32_t world_size;
 	uint32_t splits;        /**< hc_comm_split calls on it so far */
+	uint32_t *group;        /**< comm rank -> group id ([rank.N] group) */
+	struct hc_tune_shape shape; /**< n, groups, ranks per group */
+	struct hc_tune tune;    /**< alpha/beta every member holds alike */
+	enum hc_algo_id algo;   /**< all-reduce algorithm, AUTO: the tuner */
+	uint64_t logged;        /**< size classes (log2 bytes) whose pick was
+	                         *   logged (atomic) */
 	int registered;         /**< on coll's list (engine thread) */
 	uint32_t next_seq;      /**< sequence number of the next collective
 	                         *   submitted (application threads, atomic) */
@@ -162,6 +176,9 @@ struct hc_coll {
 	struct hct *hct;
 	uint32_t world_rank;
 	uint64_t slice_bytes;
+	uint32_t *group_of;     /**< world rank -> group id; NULL: own rank */
+	struct hc_tune tune;    /**< agreed at bring-up; comms copy it */
+	enum hc_algo_id algo;   /**< [coll] algo / HC_ALGO; comms copy it */
 	TAILQ_HEAD(, hc_comm) comms; /**< registered communicators */
 	struct hc_unexpected *unexp;
 	uint32_t unexp_len;
@@ -212,7 +229,9 @@ uint32_t hc_comm_split_id(const struct hc_comm *parent, uint32_t split,
  * BARRIER: no buffers, count 0; BROADCAST: count elements, sendbuf read at
  * the root only; REDUCE: count elements, recvbuf written at the root only
  * (both in place when the buffers are equal). Any other overlap is refused.
- * @return 0, or -HC_ERR_INVAL.
+ * An all-reduce gets its algorithm here (comm->algo, or the tuner).
+ * @return 0, -HC_ERR_INVAL, or -HC_ERR_UNSUPPORTED when the forced
+ *         all-reduce algorithm cannot run on comm (hier, unequal groups).
  */
 int hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		    enum hc_coll_kind kind, const void *sendbuf,
@@ -240,6 +259,17 @@ enum hct_rx_verdict hc_coll_data(void *ctx, uint32_t src,
 				 const uint8_t *payload, struct rte_mbuf *m);
 void hc_coll_msg_sent(void *ctx, struct hct_msg *msg);
 void hc_coll_peer_lost(void *ctx, uint32_t rank);
+
+/**
+ * Set the group of every world rank (world_size entries, copied; the
+ * communicators made after this use it). @return 0 or -HC_ERR_NOMEM.
+ */
+int hc_coll_set_groups(struct hc_coll *c, const uint32_t *group_of,
+		       uint32_t world_size);
+
+/** Set the agreed link parameters of c and of its registered
+ *  communicators (every rank must pass the same values). */
+void hc_coll_set_tune(struct hc_coll *c, const struct hc_tune *t);
 
 /** Comm rank of a world rank in comm, or UINT32_MAX. */
 uint32_t hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank);

@@ -33,9 +33,75 @@ hc_coll_free(struct hc_coll *c)
 
 	for (i = 0; i < c->unexp_len; i++)
 		rte_pktmbuf_free(c->unexp[i].m);
+	free(c->group_of);
+	c->group_of = NULL;
 	free(c->unexp);
 	c->unexp = NULL;
 	c->unexp_len = 0;
+}
+
+/* Groups of comm: how many, and their common size (0 if they differ). */
+static void
+comm_shape(struct hc_comm *comm)
+{
+	uint32_t i, j, m = 0, g = 0;
+
+	comm->shape.n = comm->size;
+	for (i = 0; i < comm->size; i++) {
+		uint32_t size = 0;
+
+		for (j = 0; j < i && comm->group[j] != comm->group[i]; j++)
+			;
+		if (j < i)
+			continue; /* not the group's first member */
+		m++;
+		for (j = i; j < comm->size; j++)
+			size += comm->group[j] == comm->group[i];
+		g = m == 1 ? size : g == size ? g : 0;
+	}
+	comm->shape.groups = m;
+	comm->shape.gsize = g;
+}
+
+int
+hc_coll_set_groups(struct hc_coll *c, const uint32_t *group_of,
+		   uint32_t world_size)
+{
+	uint32_t *g = malloc(world_size * sizeof(*g));
+
+	if (g == NULL)
+		return -HC_ERR_NOMEM;
+	memcpy(g, group_of, world_size * sizeof(*g));
+	free(c->group_of);
+	c->group_of = g;
+	return 0;
+}
+
+void
+hc_coll_set_tune(struct hc_coll *c, const struct hc_tune *t)
+{
+	struct hc_comm *comm;
+
+	c->tune = *t;
+	TAILQ_FOREACH(comm, &c->comms, link)
+		comm->tune = *t;
+}
+
+const struct hc_algo *
+hc_algo_get(enum hc_algo_id a)
+{
+	switch (a) {
+	case HC_ALGO_RING:
+		return &hc_algo_ring;
+	case HC_ALGO_TREE:
+		return &hc_algo_tree;
+	case HC_ALGO_HD:
+		return &hc_algo_hd;
+	case HC_ALGO_HIER:
+		return &hc_algo_hier;
+	default:
+		return NULL;
+	}
 }
 
 int
@@ -49,8 +115,9 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	comm->world = calloc(size, sizeof(*comm->world));
 	comm->of_world = malloc(world_size * sizeof(*comm->of_world));
 	comm->abort_msgs = calloc(size, sizeof(*comm->abort_msgs));
+	comm->group = calloc(size, sizeof(*comm->group));
 	if (comm->world == NULL || comm->of_world == NULL ||
-	    comm->abort_msgs == NULL) {
+	    comm->abort_msgs == NULL || comm->group == NULL) {
 		hc_comm_fini(comm);
 		return -HC_ERR_NOMEM;
 	}
@@ -59,7 +126,11 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	for (i = 0; i < size; i++) {
 		comm->world[i] = world[i];
 		comm->of_world[world[i]] = i;
+		comm->group[i] = c->group_of != NULL ? c->group_of[world[i]]
+						      : world[i];
 	}
+	comm->tune = c->tune;
+	comm->algo = c->algo;
 	comm->coll = c;
 	comm->owner = owner;
 	TAILQ_INIT(&comm->pending);
@@ -68,6 +139,7 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	comm->rank = rank;
 	comm->size = size;
 	comm->world_size = world_size;
+	comm_shape(comm);
 	return 0;
 }
 
@@ -106,6 +178,8 @@ hc_comm_fini(struct hc_comm *comm)
 	free(comm->world);
 	free(comm->of_world);
 	free(comm->abort_msgs);
+	free(comm->group);
+	comm->group = NULL;
 	comm->world = NULL;
 	comm->of_world = NULL;
 	comm->abort_msgs = NULL;
@@ -145,16 +219,59 @@ hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank)
 /* FNV-1a (Fowler, Noll, Vo) over the arguments every rank must agree on. */
 static uint32_t
 signature(enum hc_coll_kind kind, enum hc_dtype dtype, enum hc_op op,
-	  uint64_t count, uint32_t root)
+	  uint64_t count, uint32_t root, enum hc_algo_id algo)
 {
-	uint64_t words[5] = { kind, dtype, op, count, root };
+	/* The ring's (and every other collective's) is as before the
+	 * algorithm entered it. */
+	uint64_t words[6] = { kind, dtype, op, count, root, algo };
 	const uint8_t *b = (const uint8_t *)words;
 	uint32_t h = 2166136261u;
 	size_t i;
 
-	for (i = 0; i < sizeof(words); i++)
+	for (i = 0; i < (algo > HC_ALGO_RING ? 6 : 5) * sizeof(words[0]); i++)
 		h = (h ^ b[i]) * 16777619u;
 	return h;
+}
+
+/* The all-reduce algorithm of comm for bytes bytes: the forced one, or
+ * the tuner's pick, logged once per (comm, power-of-two size class).
+ * @return the id, or -HC_ERR_UNSUPPORTED when the forced one cannot run
+ * this communicator. */
+static int
+choose_algo(struct hc_comm *comm, uint64_t bytes)
+{
+	uint32_t cls = bytes > 0 ? 63 - (uint32_t)__builtin_clzll(bytes) : 0;
+	uint64_t bit = (uint64_t)1 << cls;
+	enum hc_algo_id a = comm->algo;
+
+	if (a != HC_ALGO_AUTO) {
+		if (!hc_tune_can_run(a, &comm->shape)) {
+			HC_LOG(ERR, COLL, "all-reduce: algorithm %s cannot run "
+			       "on this communicator (%u ranks in %u groups "
+			       "of unequal size)", hc_algo_id_name(a),
+			       comm->size, comm->shape.groups);
+			return -HC_ERR_UNSUPPORTED;
+		}
+		return a;
+	}
+	if (bytes == 0)
+		return HC_ALGO_RING; /* no data: no algorithm runs */
+	a = hc_tune_pick(&comm->shape, &comm->tune, (double)bytes);
+	if (!(__atomic_fetch_or(&comm->logged, bit, __ATOMIC_RELAXED) & bit))
+		HC_LOG(INFO, COLL, "comm %08x all-reduce of %" PRIu64 "+ bytes: "
+		       "%s (predicted us: ring %.1f tree %.1f hd %.1f hier %.1f;"
+		       " alpha %.1f us, beta %.3f ns/B)", comm->id, bit,
+		       hc_algo_id_name(a),
+		       hc_tune_cost(HC_ALGO_RING, &comm->shape, &comm->tune,
+				    (double)bytes) / 1e3,
+		       hc_tune_cost(HC_ALGO_TREE, &comm->shape, &comm->tune,
+				    (double)bytes) / 1e3,
+		       hc_tune_cost(HC_ALGO_HD, &comm->shape, &comm->tune,
+				    (double)bytes) / 1e3,
+		       hc_tune_cost(HC_ALGO_HIER, &comm->shape, &comm->tune,
+				    (double)bytes) / 1e3,
+		       comm->tune.alpha_ns / 1e3, comm->tune.beta_ns);
+	return a;
 }
 
 /* Deliver held packets of op's collective, in arrival order. */
@@ -254,11 +371,19 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		       "without being the in-place layout", name);
 		return -HC_ERR_INVAL;
 	}
+	op->algo_id = HC_ALGO_RING;
+	if (kind == HC_COLL_ALLREDUCE && comm->size > 1) {
+		int a = choose_algo(comm, count * es);
+
+		if (a < 0)
+			return a;
+		op->algo_id = (enum hc_algo_id)a;
+	}
 	op->comm = comm;
 	op->kind = kind;
 	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
 	op->root = root;
-	op->sig = signature(kind, dtype, rop, count, root);
+	op->sig = signature(kind, dtype, rop, count, root, op->algo_id);
 	op->dtype = dtype;
 	op->op = rop;
 	op->count = count;
@@ -271,7 +396,7 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		  dtype : hc_reduce_acc_dtype(dtype, rop);
 	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
 	op->reduce = hc_reduce_get(op->acc, rop);
-	op->algo = rooted ? &hc_algo_chain : &hc_algo_ring;
+	op->algo = rooted ? &hc_algo_chain : hc_algo_get(op->algo_id);
 	op->cls = HCT_CLASS_NORMAL;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "fault.h"
 #include "log.h"
+#include "tune.h"
 
 /* Numeric keys: section, key, offset of the uint32_t field, default, range,
  * whether the file must give it. config/example.ini documents each with
@@ -118,9 +119,10 @@ static const char *const other_keys[][2] = {
 	{ "fault", "drop_data_pct" },
 	{ "fault", "drop_last_once" },
 	{ "fault", "rules" },
+	{ "coll", "algo" },
 };
 
-static const char *const rank_keys[] = { "ip", "mac", "port" };
+static const char *const rank_keys[] = { "ip", "mac", "port", "group" };
 
 /* Line of `key` inside `[section]` of the file (or of the section header
  * when key is NULL), for error messages; 0 when not found. rte_cfgfile
@@ -376,6 +378,7 @@ other_defaults(struct hc_config *cfg)
 	cfg->udp_port = 51966;
 	cfg->idle = HC_IDLE_SLEEP;
 	cfg->cc = HCT_CC_FIXED;
+	cfg->algo = HC_ALGO_AUTO;
 	cfg->fault_seed = 1;
 	cfg->fault_drop_data = 0;
 }
@@ -536,6 +539,22 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 			   RTE_DIM(idle_names), HC_IDLE_SLEEP, &x32);
 	cfg->idle = (enum hc_idle_mode)x32;
 
+	v = getenv("HC_ALGO");
+	if (v == NULL)
+		v = rte_cfgfile_get_entry(file, "coll", "algo");
+	if (v != NULL) {
+		int a = hc_algo_id_parse(v);
+
+		if (a < 0) {
+			CFG_ERR(cfg, "coll", "algo", "'%s'%s is not ring, tree, "
+				"hd, hier or auto", v, getenv("HC_ALGO") != NULL ?
+				" (from HC_ALGO)" : "");
+			bad++;
+		} else {
+			cfg->algo = a;
+		}
+	}
+
 	v = getenv("HC_FAULT_SEED");
 	if (v == NULL)
 		v = rte_cfgfile_get_entry(file, "fault", "seed");
@@ -565,6 +584,7 @@ load_others(struct hc_config *cfg, struct rte_cfgfile *file)
 static int
 load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 {
+	uint64_t x;
 	uint32_t r, q;
 	int bad = 0;
 	char sec[32], ipbuf[16];
@@ -610,6 +630,17 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 				bad++;
 			} else {
 				rc->has_mac = true;
+			}
+		}
+		rc->group = r;
+		v = rte_cfgfile_get_entry(file, sec, "group");
+		if (v != NULL) {
+			if (parse_u64(v, 0, HC_GROUP_MAX, &x) != 0) {
+				CFG_ERR(cfg, sec, "group", "'%s' is not an "
+					"integer in 0..%u", v, HC_GROUP_MAX);
+				bad++;
+			} else {
+				rc->group = (uint32_t)x;
 			}
 		}
 		v = rte_cfgfile_get_entry(file, sec, "port");

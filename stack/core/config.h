@@ -15,6 +15,8 @@
 
 /** Largest world this version accepts (ranks 0..HC_MAX_RANKS-1). */
 #define HC_MAX_RANKS 1024
+/** Largest [rank.N] group id. */
+#define HC_GROUP_MAX 65535
 /** Longest port devargs string, bytes including the NUL. */
 #define HC_PORT_DEVARGS_MAX 256
 
@@ -32,6 +34,8 @@ struct hc_rank_conf {
 	bool has_mac;                 /**< mac given in the file */
 	struct rte_ether_addr mac;    /**< port MAC when has_mac */
 	char port[HC_PORT_DEVARGS_MAX]; /**< DPDK devargs, e.g. net_tap0,iface=x */
+	uint32_t group;               /**< [rank.N] group, 0..HC_GROUP_MAX;
+	                               *   default N (every rank its own) */
 };
 
 struct hc_config {
@@ -77,6 +81,7 @@ struct hc_config {
 	uint32_t tlp_ack_delay_us; /**< [transport] tlp_ack_delay_us */
 	uint32_t slice_bytes;     /**< [coll] slice_bytes */
 	uint32_t unexpected_max;  /**< [coll] unexpected_max, packets held */
+	int algo;                 /**< [coll] algo / HC_ALGO: enum hc_algo_id */
 	enum hc_idle_mode idle;   /**< [engine] idle */
 	uint32_t idle_spin;       /**< [engine] idle_spin, empty polls */
 	uint32_t idle_yield_us;   /**< [engine] idle_yield_us */
@@ -101,8 +106,8 @@ struct hc_config {
 /**
  * Load and check a cluster file. Environment overrides, applied instead of
  * the file's key: HC_FAULT_DROP_DATA_PCT, HC_FAULT_SEED, HC_FAULT (rules),
- * HC_FAULT_DROP_LAST_ONCE. A bad environment value is logged as
- * "NAME: what is wrong".
+ * HC_FAULT_DROP_LAST_ONCE, HC_ALGO ([coll] algo). A bad environment value
+ * is logged as "NAME: what is wrong".
  *
  * @return 0, or -HC_ERR_CONFIG after logging one line per problem as
  *         "PATH:LINE: [section] key: what is wrong".

@@ -252,10 +252,11 @@ hc_ctx_teardown(struct hc_ctx *ctx)
 		/* Communicators made by hc_comm_split live until here. */
 		while ((comm = TAILQ_FIRST(&ctx->coll.comms)) != NULL) {
 			hc_comm_fini(comm);
-			if (comm != &ctx->world)
+			if (comm != &ctx->world && comm != &ctx->tuner)
 				free(comm);
 		}
 		hc_comm_fini(&ctx->world);
+		hc_comm_fini(&ctx->tuner);
 		hc_coll_free(&ctx->coll);
 	}
 	if (ctx->hct_up)
@@ -327,6 +328,7 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		.msg_sent = hc_coll_msg_sent,
 		.peer_lost = hc_coll_peer_lost,
 	};
+	uint32_t *groups;
 	uint32_t i;
 	int rc;
 
@@ -419,12 +421,28 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 
 	rc = hc_coll_init(&ctx->coll, &ctx->hct, ctx->rank, cfg->slice_bytes,
 			  cfg->unexpected_max);
+	if (rc != 0)
+		return rc;
+	ctx->coll_up = 1;
+	ctx->coll.algo = (enum hc_algo_id)cfg->algo;
+	groups = malloc(cfg->world_size * sizeof(*groups));
+	if (groups == NULL)
+		return -HC_ERR_NOMEM;
+	for (i = 0; i < cfg->world_size; i++)
+		groups[i] = cfg->ranks[i].group;
+	rc = hc_coll_set_groups(&ctx->coll, groups, cfg->world_size);
+	free(groups);
 	if (rc == 0)
 		rc = hc_comm_init_world(&ctx->world, &ctx->coll, ctx, ctx->rank,
 					cfg->world_size);
 	if (rc != 0)
 		return rc;
-	ctx->coll_up = 1;
+	rc = hc_comm_init(&ctx->tuner, &ctx->coll, ctx, HC_COMM_ID_TUNER,
+			  ctx->rank, cfg->world_size, ctx->world.world,
+			  cfg->world_size);
+	if (rc != 0)
+		return rc;
+	hc_coll_add_comm(&ctx->coll, &ctx->tuner);
 	return 0;
 }
 
@@ -508,6 +526,13 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 		HC_LOG(ERR, CORE, "cannot start the engine on lcore %u",
 		       ctx->engine_lcore);
 		rc = -HC_ERR_INTERNAL;
+	}
+	if (rc == 0) {
+		rc = hc_tune_measure(ctx);
+		if (rc != 0 && ctx->engine_lcore != RTE_MAX_LCORE) {
+			__atomic_store_n(&ctx->engine_stop, 1, __ATOMIC_RELEASE);
+			rte_eal_wait_lcore(ctx->engine_lcore);
+		}
 	}
 	if (rc != 0)
 		goto fail;

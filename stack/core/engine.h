@@ -64,6 +64,8 @@ struct hc_ctx {
 	struct hct hct;
 	struct hc_coll coll;
 	struct hc_comm world;
+	struct hc_comm tuner;  /**< world's ranks, id HC_COMM_ID_TUNER: the
+	                        *   probes of hc_tune_measure */
 	uint32_t *peer_ip;   /**< world_size addresses, host order */
 	struct hc_backoff idle; /**< the engine's own idle backoff */
 	/* submission queue: application threads -> engine (liburcu wfcqueue:
@@ -82,6 +84,17 @@ struct hc_ctx {
 	int hct_up;
 	int coll_up;
 };
+
+/** Id of the tuner's communicator (a split id is an FNV-1a hash: one in
+ *  2^32 could collide). */
+#define HC_COMM_ID_TUNER 0xfffffffeu
+
+/**
+ * hc_init, once every peer answered: measure alpha and beta, agree on them
+ * with every rank and give them to every communicator (probe.c).
+ * @return 0 or the -HC_ERR_* of a probe collective.
+ */
+int hc_tune_measure(struct hc_ctx *ctx);
 
 /** One iteration of the poll loop. @return units of work done. */
 uint32_t hc_engine_poll(struct hc_ctx *ctx);

@@ -215,6 +215,21 @@ int hc_comm_rank(const struct hc_comm *comm);
 /** Number of ranks in comm, or -HC_ERR_INVAL if comm is NULL. */
 int hc_comm_size(const struct hc_comm *comm);
 
+/**
+ * The all-reduce algorithm choice of comm as one line of text (no
+ * newline), e.g. "alpha 48.2 us, beta 0.913 ns/B, algo auto: tree
+ * 1..2047 B, ring 2048.. B; equal cost at ring/tree 2048 B" (alpha:
+ * per-step latency in µs, beta: time per byte in ns, as agreed by every
+ * rank at hc_init; then the algorithm the tuner picks for each range of
+ * all-reduce sizes in bytes, and the sizes where the model's costs of two
+ * algorithms cross; or the algorithm forced by [coll] algo / HC_ALGO). The choice among ring, tree (double
+ * binary tree), hd (halving-doubling) and hier (two-level by the
+ * [rank.N] group key) is the same on every rank.
+ * @return the length of the full text (as snprintf; buf holds at most
+ *         len - 1 characters of it), or -HC_ERR_INVAL for a NULL comm.
+ */
+int hc_comm_tuner_info(const struct hc_comm *comm, char *buf, size_t len);
+
 /** Size in bytes of one element of dtype, 0 for an unknown dtype. */
 size_t hc_dtype_size(enum hc_dtype dtype);
 

@@ -61,6 +61,15 @@
  *           all-reduce: HC_ERR_MISMATCH everywhere
  *   c05bcast, c05reduce: the last rank broadcasts another dtype, or
  *           reduces to another root
+ *   algo    the all-reduce algorithm forced by HC_ALGO (ring, tree, hd,
+ *           hier; tests/run runs each for n = 1..5): the tuner line names
+ *           it; counts {0, 1, n-1, n+1} x every dtype x op x both
+ *           placements; count 1000003 x every dtype with two ops (one in
+ *           place, one out of place, all five ops covered); PN sums of
+ *           float32/float64/half/bfloat16 (100003) hold the same bits on
+ *           every rank
+ *   algobad HC_ALGO=hier with groups of unequal size: all-reduce refused
+ *           (HC_ERR_UNSUPPORTED), no DATA; all-gather still works
  * The last four judge per rank ("PASS name (rank r)"), since the
  * communicator is broken afterwards; the others agree through an
  * all-reduce and only rank 0 prints.
@@ -176,7 +185,8 @@ check_allreduce(uint64_t count, enum hc_dtype d, enum hc_op op, int inplace,
 		snprintf(why, wlen, "hc_allreduce: %s", hc_strerror(rc));
 		goto out;
 	}
-	wrong = hc_pattern_wrong(rbuf, d, op, count, nranks);
+	wrong = hc_pattern_result_wrong(HC_PATTERN_ALLREDUCE, rbuf, d, op,
+					count, nranks, rank, 0);
 	if (wrong != 0) {
 		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
 		goto out;
@@ -357,10 +367,11 @@ check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 		}
 		rc = hc_reduce_scatter(comm, full, inplace ? own : part, count,
 				       d, op);
-		for (i = 0; i < count && rc == 0; i++)
-			wrong += hc_pattern_load(inplace ? own : part, d, i) !=
-				 hc_pattern_expected(d, op,
-					(uint64_t)rank * count + i, nranks);
+		if (rc == 0)
+			wrong = hc_pattern_result_wrong(HC_PATTERN_REDUCE_SCATTER,
+							inplace ? own : part, d,
+							op, count, nranks, rank,
+							0);
 	} else {
 		memset(full, SENTINEL, total * es);
 		if (inplace) {
@@ -374,10 +385,10 @@ check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 			before = checksum(part, count * es);
 		}
 		rc = hc_allgather(comm, inplace ? own : part, full, count, d);
-		for (i = 0; i < total && rc == 0; i++)
-			wrong += hc_pattern_load(full, d, i) !=
-				 hc_pattern_value(d, HC_OP_SUM, i % count,
-						  (int)(i / count));
+		if (rc == 0)
+			wrong = hc_pattern_result_wrong(HC_PATTERN_ALLGATHER,
+							full, d, op, count,
+							nranks, rank, 0);
 	}
 	if (rc != 0) {
 		snprintf(why, wlen, "%s", hc_strerror(rc));
@@ -458,7 +469,7 @@ check_rooted(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 {
 	size_t es = hc_dtype_size(d);
 	uint8_t *sbuf = malloc(count * es + GUARD), *rbuf = malloc(count * es + GUARD);
-	uint64_t i, wrong = 0, before = 0;
+	uint64_t wrong = 0, before = 0;
 	int rc, ok = 0, checked = kind == 'b' || rank == root;
 
 	memset(rbuf, SENTINEL, count * es);
@@ -473,10 +484,11 @@ check_rooted(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 	else
 		rc = hc_reduce(comm, inplace ? rbuf : sbuf, rbuf, count, d, op,
 			       root);
-	for (i = 0; i < count && rc == 0 && checked; i++)
-		wrong += hc_pattern_load(rbuf, d, i) != (kind == 'b' ?
-			 hc_pattern_value(d, HC_OP_SUM, i, root) :
-			 hc_pattern_expected(d, op, i, nranks));
+	if (rc == 0 && checked)
+		wrong = hc_pattern_result_wrong(kind == 'b' ?
+						HC_PATTERN_BROADCAST :
+						HC_PATTERN_REDUCE, rbuf, d, op,
+						count, nranks, rank, root);
 	if (rc != 0)
 		snprintf(why, wlen, "%s", hc_strerror(rc));
 	else if (wrong != 0)
@@ -550,6 +562,118 @@ suite_barrier(void)
 	for (i = 0, rc = 0; i < 100 && rc == 0; i++)
 		rc = hc_barrier(comm);
 	verdict("100 barriers in a row", rc == 0, hc_strerror(rc));
+}
+
+/* Digest of the result of a PN all-reduce on every rank: equal on all?
+ * (The digest's MIN and MAX over the ranks, through all-reduces that are
+ * exact whatever the algorithm.) */
+static int
+same_bits_everywhere(enum hc_dtype d, uint64_t count, char *why, size_t wlen)
+{
+	size_t bytes = count * hc_dtype_size(d);
+	uint8_t *buf = malloc(bytes);
+	uint64_t lo, hi;
+	int rc;
+
+	if (buf == NULL) {
+		snprintf(why, wlen, "malloc");
+		return 0;
+	}
+	hc_pattern_noise(buf, d, count, rank);
+	rc = hc_allreduce(comm, buf, buf, count, d, HC_OP_SUM);
+	lo = hi = checksum(buf, bytes);
+	free(buf);
+	if (rc == 0)
+		rc = hc_allreduce(comm, &lo, &lo, 1, HC_DTYPE_UINT64, HC_OP_MIN);
+	if (rc == 0)
+		rc = hc_allreduce(comm, &hi, &hi, 1, HC_DTYPE_UINT64, HC_OP_MAX);
+	if (rc != 0) {
+		snprintf(why, wlen, "hc_allreduce: %s", hc_strerror(rc));
+		return 0;
+	}
+	if (lo != hi) {
+		snprintf(why, wlen, "ranks hold different bits (digests %016"
+			 PRIx64 " .. %016" PRIx64 ")", lo, hi);
+		return 0;
+	}
+	return 1;
+}
+
+static void
+suite_algo(void)
+{
+	const char *algo = getenv("HC_ALGO") != NULL ? getenv("HC_ALGO")
+						     : "auto";
+	const enum hc_dtype floats[] = { HC_DTYPE_FLOAT32, HC_DTYPE_FLOAT64,
+					 HC_DTYPE_FLOAT16, HC_DTYPE_BFLOAT16 };
+	uint64_t small[] = { 0, 1, (uint64_t)nranks - 1, (uint64_t)nranks + 1 };
+	char info[512], want[64], tag[64], name[640], why[160];
+	int d, k, inplace;
+	size_t i;
+
+	snprintf(want, sizeof(want), "algo %s", algo);
+	hc_comm_tuner_info(comm, info, sizeof(info));
+	snprintf(tag, sizeof(tag), "algo %s", algo);
+	snprintf(name, sizeof(name), "%s n=%d: tuner says \"%s\"", tag,
+		 nranks, info);
+	verdict(name, strstr(info, want) != NULL, "HC_ALGO not in effect");
+	all_types = 1;
+	/* n = 1 makes n-1 = 0 again: one count once */
+	matrix(small, nranks == 1 ? 2 : 4, tag, 0);
+	all_types = 0;
+	for (d = 0; d < HC_DTYPE__MAX; d++)
+		for (inplace = 0; inplace < 2; inplace++) {
+			enum hc_op op = (enum hc_op)((d + 3 * inplace) %
+						     HC_OP__MAX);
+			int ok;
+
+			why[0] = '\0';
+			ok = check_allreduce(1000003, d, op, inplace, why,
+					     sizeof(why));
+			snprintf(name, sizeof(name), "%s n=%d count=1000003 %s "
+				 "%s %s", tag, nranks, hc_dtype_name(d),
+				 hc_op_name(op), inplace ? "in-place" :
+				 "out-of-place");
+			verdict(name, ok, why);
+		}
+	for (i = 0; i < RTE_DIM(floats); i++)
+		for (k = 0; k < 2; k++) {
+			int ok;
+
+			why[0] = '\0';
+			ok = same_bits_everywhere(floats[i], k ? 100003 : 1001,
+						  why, sizeof(why));
+			snprintf(name, sizeof(name), "%s n=%d PN sum %s count=%d:"
+				 " same bits on every rank", tag, nranks,
+				 hc_dtype_name(floats[i]), k ? 100003 : 1001);
+			verdict(name, ok, why);
+		}
+}
+
+/* HC_ALGO forces an algorithm this job's groups cannot run (hier with
+ * groups of unequal size): the all-reduce is refused with
+ * HC_ERR_UNSUPPORTED before any traffic, and other collectives work. */
+static int local_verdict(const char *name, int ok, const char *why);
+
+static void
+suite_algobad(void)
+{
+	int64_t v = rank, all[64];
+	uint64_t before = data_pkts();
+	int rc = hc_allreduce(comm, &v, &v, 1, HC_DTYPE_INT64, HC_OP_SUM);
+	int i, ok;
+
+	local_verdict("algobad: forced all-reduce refused with "
+		      "HC_ERR_UNSUPPORTED, no DATA sent",
+		      rc == -HC_ERR_UNSUPPORTED && data_pkts() == before,
+		      hc_strerror(rc));
+	rc = nranks <= 64 ? hc_allgather(comm, &v, all, 1, HC_DTYPE_INT64)
+			  : -HC_ERR_INVAL;
+	ok = rc == 0;
+	for (i = 0; ok && i < nranks; i++)
+		ok = all[i] == i;
+	local_verdict("algobad: all-gather still works", ok,
+		      rc != 0 ? hc_strerror(rc) : "wrong values");
 }
 
 static void
@@ -1474,6 +1598,10 @@ main(int argc, char **argv)
 		suite_c17(suite + 3);
 	else if (strncmp(suite, "c05", 3) == 0)
 		suite_c05(suite + 3);
+	else if (strcmp(suite, "algo") == 0)
+		suite_algo();
+	else if (strcmp(suite, "algobad") == 0)
+		suite_algobad();
 	else {
 		fprintf(stderr, "hc-check: unknown suite '%s'\n", suite);
 		failures = 1;

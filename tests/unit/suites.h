@@ -40,5 +40,6 @@ void add_reduce_suite(void);
 void add_config_suite(void);
 void add_accum_suite(void);
 void add_sched_suite(void); /* in test_transport, which has the EAL */
+void add_plan_suite(void);
 
 #endif /* HC_TESTS_UNIT_SUITES_H */

@@ -19,6 +19,7 @@
 #include "cc.h"
 #include "config.h"
 #include "suites.h"
+#include "tune.h"
 
 /* Lines 1-3: a 2-rank job. */
 #define JOB2 "[job]\nid = 7\nworld_size = 2\n"
@@ -164,6 +165,10 @@ test_valid_defaults(void)
 	CU_ASSERT_EQUAL(cfg.ranks[1].ip, 0xc6120002);
 	CU_ASSERT_FALSE(cfg.ranks[1].has_mac);
 	CU_ASSERT_STRING_EQUAL(cfg.ranks[1].port, "net_tap1,iface=hc1");
+	/* every rank its own group; the tuner picks */
+	CU_ASSERT_EQUAL(cfg.ranks[0].group, 0);
+	CU_ASSERT_EQUAL(cfg.ranks[1].group, 1);
+	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_AUTO);
 	hc_config_free(&cfg);
 	CU_ASSERT_PTR_NULL(cfg.ranks);
 }
@@ -369,6 +374,39 @@ test_bad_idle(void)
 		     "or sleep");
 }
 
+/* [coll] algo and [rank.N] group: values, errors, HC_ALGO winning. */
+static void
+test_algo_group(void)
+{
+	struct hc_config cfg;
+	char log[LOG_MAX];
+	int rc;
+
+	CU_ASSERT_EQUAL_FATAL(load_ini(JOB2 RANK0 "group = 7\n" RANK1
+				       "group = 65535\n[coll]\nalgo = hd\n",
+				       &cfg, log, sizeof(log)), 0);
+	CU_ASSERT_EQUAL(cfg.ranks[0].group, 7);
+	CU_ASSERT_EQUAL(cfg.ranks[1].group, 65535);
+	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_HD);
+	hc_config_free(&cfg);
+	setenv("HC_ALGO", "tree", 1);
+	rc = load_ini(JOB2 RANK0 RANK1 "[coll]\nalgo = hier\n", &cfg, log,
+		      sizeof(log));
+	unsetenv("HC_ALGO");
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_TREE);
+	hc_config_free(&cfg);
+	expect_error(JOB2 RANK0 RANK1 "[coll]\nalgo = fast\n",
+		     ":12: [coll] algo: 'fast' is not ring, tree, hd, hier or "
+		     "auto");
+	expect_error(JOB2 RANK0 "group = 65536\n" RANK1,
+		     ":8: [rank.0] group: '65536' is not an integer in "
+		     "0..65535");
+	setenv("HC_ALGO", "Ring", 1);
+	expect_error(JOB2 RANK0 RANK1, "'Ring' (from HC_ALGO) is not ring");
+	unsetenv("HC_ALGO");
+}
+
 static void
 test_unreadable(void)
 {
@@ -483,6 +521,7 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: window_pkts not a number in range", test_non_numeric },
 	{ "error: rto_min_us > rto_max_us", test_rto_min_above_max },
 	{ "error: cc, windows, fractions", test_bad_cc },
+	{ "[coll] algo, [rank.N] group, HC_ALGO", test_algo_group },
 	{ "error: [engine] idle = fast", test_bad_idle },
 	{ "error: no file, no path, not INI", test_unreadable },
 	CU_TEST_INFO_NULL,

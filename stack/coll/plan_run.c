@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The executor of step plans (plan.h) behind the ops tables of tree.c,
+ * hd.c and hier.c: a step runs when the steps it waits for completed;
+ * DATA is reduced or copied straight into op->work / op->recv at the
+ * offset it carries, after checking it against the RECV step its (source,
+ * tag) names.
+ *
+ * Why no region is overwritten while a queued SEND still reads it: every
+ * plan reduces into a region only before it sends that region on, and a
+ * final value that lands in a region this rank sent partial sums from
+ * includes those partial sums, so it cannot arrive before they were cut
+ * into packets (the argument of ring.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "coll_sched.h"
+#include "log.h"
+#include "plan_run.h"
+
+struct plan_run {
+	struct hc_sched s;    /**< first: the shared bookkeeping */
+	struct hc_plan plan;
+	uint32_t *wait;       /**< [step] dependencies not yet complete */
+};
+
+static void issue(struct hc_coll_op *op, uint32_t i);
+
+/* Step i (a RECV or FINISH) is complete: release what waits for it. */
+static void
+complete(struct hc_coll_op *op, uint32_t i)
+{
+	struct plan_run *x = op->algo_state;
+	uint32_t k;
+
+	x->s.recv_left--;
+	for (k = x->plan.out_first[i]; k < x->plan.out_first[i + 1]; k++)
+		if (--x->wait[x->plan.out[k]] == 0 && op->status == 0)
+			issue(op, x->plan.out[k]);
+}
+
+static void
+issue(struct hc_coll_op *op, uint32_t i)
+{
+	struct plan_run *x = op->algo_state;
+	const struct hc_step *st = &x->plan.s[i];
+	struct hct_msg *msg = &x->s.msgs[i];
+	uint32_t es;
+	uint8_t *buf;
+	int rc;
+
+	if (st->kind == HC_STEP_FINISH) {
+		uint32_t div = op->op == HC_OP_AVG ? op->comm->size : 1;
+
+		if (op->work != op->recv || div != 1)
+			hc_reduce_from_acc(op->recv + st->first * op->elem_size,
+					   op->work + st->first * op->acc_size,
+					   st->len, op->dtype, op->acc, div);
+		complete(op, i);
+		return;
+	}
+	es = st->final ? op->elem_size : op->acc_size;
+	buf = st->final ? op->recv : op->work;
+	msg->src = buf + st->first * es;
+	msg->len = st->len * es;
+	msg->owner = op;
+	msg->desc.comm_id = op->comm->id;
+	msg->desc.coll_seq = op->seq;
+	msg->desc.sig = op->sig;
+	msg->desc.step = st->tag;
+	msg->desc.offset = st->first * es;
+	msg->desc.length = (uint32_t)RTE_MIN(msg->len, (uint64_t)UINT32_MAX);
+	rc = hct_send(op->comm->coll->hct, op->comm->world[st->peer], msg);
+	if (rc != 0)
+		hc_coll_op_fail(op, rc);
+}
+
+int
+hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
+{
+	struct plan_run *x;
+	uint64_t sends = 0, waits = 0;
+	uint32_t i;
+	int rc;
+
+	rc = hc_plan_link(plan);
+	if (rc != 0) {
+		hc_plan_free(plan);
+		return rc;
+	}
+	x = calloc(1, sizeof(*x));
+	if (x != NULL)
+		x->wait = malloc((plan->len + 1) * sizeof(*x->wait));
+	for (i = 0; i < plan->len; i++) {
+		if (plan->s[i].kind == HC_STEP_SEND)
+			sends++;
+		else
+			waits++;
+	}
+	if (x == NULL || x->wait == NULL ||
+	    hc_sched_init(&x->s, plan->len, waits, sends) != 0) {
+		if (x != NULL)
+			free(x->wait);
+		free(x);
+		hc_plan_free(plan);
+		return -HC_ERR_NOMEM;
+	}
+	x->plan = *plan;
+	memcpy(x->wait, plan->ndeps, plan->len * sizeof(*x->wait));
+	op->algo_state = x;
+	for (i = 0; i < x->plan.len && op->status == 0; i++)
+		if (x->plan.ndeps[i] == 0 && !(x->plan.s[i].kind ==
+					       HC_STEP_RECV_RED ||
+					       x->plan.s[i].kind ==
+					       HC_STEP_RECV_COPY))
+			issue(op, i);
+	hc_sched_maybe_done(op);
+	return 0;
+}
+
+enum hct_rx_verdict
+hc_plan_run_data(struct hc_coll_op *op, uint32_t src,
+		 const struct hct_data_desc *d, const uint8_t *payload)
+{
+	struct plan_run *x = op->algo_state;
+	struct hc_coll_stats *st = &op->comm->coll->stats;
+	uint32_t i = hc_plan_find_recv(&x->plan, src, d->step);
+	const struct hc_step *s;
+	uint64_t es, *got;
+
+	if (i == UINT32_MAX || d->length == 0) {
+		st->bad_data++;
+		return HCT_RX_CONSUMED;
+	}
+	s = &x->plan.s[i];
+	es = s->kind == HC_STEP_RECV_RED ? op->acc_size : op->elem_size;
+	got = &x->s.got[i];
+	if (d->offset % es != 0 || d->length % es != 0 ||
+	    d->offset < s->first * es ||
+	    d->offset + d->length > (s->first + s->len) * es ||
+	    *got + d->length > s->len * es) {
+		st->bad_data++;
+		return HCT_RX_CONSUMED;
+	}
+	if (s->kind == HC_STEP_RECV_RED)
+		op->reduce(op->work + d->offset, payload, d->length / es);
+	else
+		memcpy(op->recv + d->offset, payload, d->length);
+	*got += d->length;
+	if (*got == s->len * es) {
+		complete(op, i);
+		hc_sched_maybe_done(op);
+	}
+	return HCT_RX_CONSUMED;
+}
+
+void
+hc_plan_run_fini(struct hc_coll_op *op)
+{
+	struct plan_run *x = op->algo_state;
+
+	hc_plan_free(&x->plan);
+	free(x->wait);
+	hc_sched_fini(op);
+}

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Step plans of the tree, halving-doubling and two-level all-reduce
+ * (plan.h), and the tuner's cost model (tune.h).
+ *
+ * Plans are checked by a symbolic run over every rank: each element
+ * carries the set of ranks whose contribution it holds (a bit mask), a
+ * SEND delivers its range's masks to the matching RECV at once, a
+ * reduction must never add a rank twice, a FINISH must see all ranks, and
+ * at the end every rank's output holds all ranks in every element,
+ * written exactly once. Every SEND must match exactly one RECV (same
+ * peer pair, tag, range and kind of data) and a run must not stall.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "hypercomm.h"
+#include "plan.h"
+#include "tune.h"
+#include "suites.h"
+
+#define MAX_N 17
+
+enum algo { A_TREE, A_HD, A_HIER };
+
+static void
+make_plan(enum algo a, struct hc_plan *p, uint32_t n, uint32_t r,
+	  uint64_t count, const uint32_t *group, int *rc)
+{
+	hc_plan_init(p);
+	*rc = 0;
+	switch (a) {
+	case A_TREE:
+		/* Small slices: several chunks per half even for few
+		 * elements. */
+		hc_tree_plan(p, n, r, count, 4, 16);
+		break;
+	case A_HD:
+		hc_hd_plan(p, n, r, count);
+		break;
+	case A_HIER:
+		*rc = hc_hier_plan(p, n, r, count, group);
+		break;
+	}
+	if (*rc == 0)
+		*rc = hc_plan_link(p);
+}
+
+struct sim_rank {
+	struct hc_plan p;
+	uint32_t *wait;
+	uint8_t *done;     /* [step] */
+	uint32_t *work;    /* [element] ranks held, bit mask */
+	uint32_t *out;     /* [element] final value's mask */
+	uint8_t *written;  /* [element] times the output was written */
+};
+
+static int
+overlap(const struct hc_step *a, const struct hc_step *b)
+{
+	return a->first < b->first + b->len && b->first < a->first + a->len;
+}
+
+/* Mark step i of rank q done and release what waits for it. */
+static void sim_issue(struct sim_rank *R, uint32_t n, uint32_t q, uint32_t i,
+		      unsigned int *bad);
+
+static void
+sim_complete(struct sim_rank *R, uint32_t n, uint32_t q, uint32_t i,
+	     unsigned int *bad)
+{
+	struct hc_plan *p = &R[q].p;
+	uint32_t k;
+
+	R[q].done[i] = 1;
+	for (k = p->out_first[i]; k < p->out_first[i + 1]; k++)
+		if (--R[q].wait[p->out[k]] == 0)
+			sim_issue(R, n, q, p->out[k], bad);
+}
+
+static void
+sim_issue(struct sim_rank *R, uint32_t n, uint32_t q, uint32_t i,
+	  unsigned int *bad)
+{
+	const struct hc_step *s = &R[q].p.s[i];
+	uint32_t full = n >= 32 ? UINT32_MAX : (1u << n) - 1, j;
+	uint64_t e;
+
+	if (s->kind == HC_STEP_FINISH) {
+		for (e = s->first; e < s->first + s->len; e++) {
+			if (R[q].work[e] != full && (*bad)++ == 0)
+				printf("\n  rank %u finishes element %" PRIu64
+				       " holding %#x\n", q, e, R[q].work[e]);
+			R[q].out[e] = R[q].work[e];
+			R[q].written[e]++;
+		}
+		sim_complete(R, n, q, i, bad);
+		return;
+	}
+	/* SEND: the matching RECV at the peer. */
+	R[q].done[i] = 1;
+	j = hc_plan_find_recv(&R[s->peer].p, q, s->tag);
+	if (j == UINT32_MAX) {
+		if ((*bad)++ == 0)
+			printf("\n  rank %u tag %u to %u: no RECV\n", q, s->tag,
+			       s->peer);
+		return;
+	}
+	{
+		struct sim_rank *d = &R[s->peer];
+		const struct hc_step *t = &d->p.s[j];
+
+		if (t->first != s->first || t->len != s->len ||
+		    (t->kind == HC_STEP_RECV_COPY) != (s->final != 0) ||
+		    d->done[j]) {
+			if ((*bad)++ == 0)
+				printf("\n  rank %u tag %u to %u: RECV differs"
+				       "\n", q, s->tag, s->peer);
+			return;
+		}
+		for (e = s->first; e < s->first + s->len; e++) {
+			uint32_t v = s->final ? R[q].out[e] : R[q].work[e];
+
+			if (t->kind == HC_STEP_RECV_COPY) {
+				d->out[e] = v;
+				d->written[e]++;
+			} else {
+				if ((d->work[e] & v) != 0 && (*bad)++ == 0)
+					printf("\n  rank %u gets rank(s) %#x "
+					       "twice in element %" PRIu64 "\n",
+					       s->peer, d->work[e] & v, e);
+				d->work[e] |= v;
+			}
+		}
+		sim_complete(R, n, s->peer, j, bad);
+	}
+}
+
+/* Plan all n ranks, run them; @return problems found. */
+static unsigned int
+sim(enum algo a, uint32_t n, uint64_t count, const uint32_t *group)
+{
+	struct sim_rank R[MAX_N];
+	uint32_t full = (1u << n) - 1, q, i, j;
+	unsigned int bad = 0;
+	uint64_t e;
+	int rc;
+
+	memset(R, 0, sizeof(R));
+	for (q = 0; q < n; q++) {
+		make_plan(a, &R[q].p, n, q, count, group, &rc);
+		CU_ASSERT_EQUAL_FATAL(rc, 0);
+		R[q].wait = malloc((R[q].p.len + 1) * sizeof(uint32_t));
+		R[q].done = calloc(R[q].p.len + 1, 1);
+		R[q].work = calloc(count + 1, sizeof(uint32_t));
+		R[q].out = calloc(count + 1, sizeof(uint32_t));
+		R[q].written = calloc(count + 1, 1);
+		CU_ASSERT_FATAL(R[q].wait && R[q].done && R[q].work &&
+				R[q].out && R[q].written);
+		memcpy(R[q].wait, R[q].p.ndeps, R[q].p.len * sizeof(uint32_t));
+		for (e = 0; e < count; e++)
+			R[q].work[e] = 1u << q;
+		/* (peer, tag) unique among the RECVs; tags in range;
+		 * no region changes under a SEND that may still read it. */
+		for (i = 0; i + 1 < R[q].p.nrecv; i++) {
+			const struct hc_step *x = &R[q].p.s[R[q].p.by_peer[i]];
+			const struct hc_step *y =
+				&R[q].p.s[R[q].p.by_peer[i + 1]];
+
+			if (x->peer == y->peer && x->tag == y->tag && bad++ == 0)
+				printf("\n  rank %u: two RECVs (%u, %u)\n", q,
+				       x->peer, x->tag);
+		}
+		for (i = 0; i < R[q].p.len; i++) {
+			const struct hc_step *s = &R[q].p.s[i];
+
+			if (s->tag > HC_PLAN_TAG_MAX || s->len == 0 ||
+			    s->first + s->len > count ||
+			    (s->kind != HC_STEP_FINISH &&
+			     (s->peer >= n || s->peer == q))) {
+				if (bad++ == 0)
+					printf("\n  rank %u step %u malformed\n",
+					       q, i);
+			}
+			if (s->kind != HC_STEP_SEND)
+				continue;
+			for (j = i + 1; j < R[q].p.len; j++) {
+				const struct hc_step *t = &R[q].p.s[j];
+
+				if (overlap(s, t) &&
+				    ((!s->final && t->kind == HC_STEP_RECV_RED)
+				     || (s->final &&
+					 (t->kind == HC_STEP_RECV_COPY ||
+					  t->kind == HC_STEP_FINISH))) &&
+				    bad++ == 0)
+					printf("\n  rank %u: step %u changes what"
+					       " SEND %u reads\n", q, j, i);
+			}
+		}
+	}
+	for (q = 0; q < n; q++)
+		for (i = 0; i < R[q].p.len; i++)
+			if (R[q].p.ndeps[i] == 0 &&
+			    (R[q].p.s[i].kind == HC_STEP_SEND ||
+			     R[q].p.s[i].kind == HC_STEP_FINISH))
+				sim_issue(R, n, q, i, &bad);
+	for (q = 0; q < n; q++) {
+		for (i = 0; i < R[q].p.len; i++)
+			if (!R[q].done[i] && bad++ == 0)
+				printf("\n  rank %u step %u never ran (stall)\n",
+				       q, i);
+		for (e = 0; e < count && n > 1; e++)
+			if ((R[q].out[e] != full || R[q].written[e] != 1) &&
+			    bad++ == 0)
+				printf("\n  rank %u element %" PRIu64 ": %#x, "
+				       "written %u times\n", q, e, R[q].out[e],
+				       R[q].written[e]);
+		hc_plan_free(&R[q].p);
+		free(R[q].wait);
+		free(R[q].done);
+		free(R[q].work);
+		free(R[q].out);
+		free(R[q].written);
+	}
+	if (bad != 0)
+		printf("  (algo %d, n %u, count %" PRIu64 ")\n", a, n, count);
+	return bad;
+}
+
+static void
+run_counts(enum algo a, uint32_t n, const uint32_t *group)
+{
+	const uint64_t counts[] = { 1, 2, 3, 7, 37, 100, 1001 };
+	size_t i;
+
+	CU_ASSERT_EQUAL(sim(a, n, n - 1 > 0 ? n - 1 : 1, group), 0);
+	CU_ASSERT_EQUAL(sim(a, n, n + 1, group), 0);
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		CU_ASSERT_EQUAL(sim(a, n, counts[i], group), 0);
+}
+
+static void
+test_tree_shapes(void)
+{
+	uint32_t n, t, r, k;
+
+	for (n = 1; n <= MAX_N; n++) {
+		uint32_t interior[2][MAX_N] = { { 0 } }, both = 0;
+
+		for (t = 0; t < 2; t++) {
+			uint32_t roots = 0, seen[MAX_N] = { 0 };
+
+			for (r = 0; r < n; r++) {
+				struct hc_tree_node o, pn;
+				uint32_t up = r, steps = 0;
+
+				hc_tree_node(n, t, r, &o);
+				if (o.parent == UINT32_MAX) {
+					roots++;
+				} else {
+					/* r is one of its parent's children */
+					CU_ASSERT_FATAL(o.parent < n);
+					hc_tree_node(n, t, o.parent, &pn);
+					CU_ASSERT(pn.child[0] == r ||
+						  pn.child[1] == r);
+				}
+				for (k = 0; k < 2; k++)
+					if (o.child[k] != UINT32_MAX) {
+						struct hc_tree_node c;
+
+						CU_ASSERT_FATAL(o.child[k] < n);
+						hc_tree_node(n, t, o.child[k], &c);
+						CU_ASSERT_EQUAL(c.parent, r);
+						seen[o.child[k]]++;
+						interior[t][r] = 1;
+					}
+				/* the root is reached: no cycle */
+				while (up != UINT32_MAX && steps++ <= n) {
+					hc_tree_node(n, t, up, &pn);
+					up = pn.parent;
+				}
+				CU_ASSERT_EQUAL(up, UINT32_MAX);
+			}
+			/* every rank once: one root, every other rank the
+			 * child of exactly one node */
+			CU_ASSERT_EQUAL(roots, 1);
+			for (r = 0, k = 0; r < n; r++)
+				k += seen[r] == 1;
+			CU_ASSERT_EQUAL(k, n - 1);
+		}
+		for (r = 0; r < n; r++)
+			both += interior[0][r] && interior[1][r];
+		/* Interior nodes of one tree are leaves of the other; with
+		 * n odd (n >= 3) exactly one rank is interior in both. */
+		CU_ASSERT_EQUAL(both, n % 2 == 0 || n < 3 ? 0 : 1);
+	}
+}
+
+static void
+test_tree_exact(void)
+{
+	struct hc_tree_node o;
+
+	/* n = 14, tree 0: 0 - 8; 8 - 4, 12; 12 - 10, 13; 13 a leaf. */
+	hc_tree_node(14, 0, 0, &o);
+	CU_ASSERT_EQUAL(o.parent, UINT32_MAX);
+	CU_ASSERT_EQUAL(o.child[0], 8);
+	CU_ASSERT_EQUAL(o.child[1], UINT32_MAX);
+	hc_tree_node(14, 0, 8, &o);
+	CU_ASSERT_EQUAL(o.parent, 0);
+	CU_ASSERT_EQUAL(o.child[0], 4);
+	CU_ASSERT_EQUAL(o.child[1], 12);
+	hc_tree_node(14, 0, 12, &o);
+	CU_ASSERT_EQUAL(o.parent, 8);
+	CU_ASSERT_EQUAL(o.child[0], 10);
+	CU_ASSERT_EQUAL(o.child[1], 13);
+	hc_tree_node(14, 0, 13, &o);
+	CU_ASSERT_EQUAL(o.parent, 12);
+	CU_ASSERT_EQUAL(o.child[0], UINT32_MAX);
+	/* tree 1 mirrored (n even): rank 13 - 5 (virtual 0 - 8). */
+	hc_tree_node(14, 1, 13, &o);
+	CU_ASSERT_EQUAL(o.parent, UINT32_MAX);
+	CU_ASSERT_EQUAL(o.child[0], 5);
+	/* n = 3: tree 0 0 - 2 - 1; tree 1 shifted: 1 - 0 - 2. */
+	hc_tree_node(3, 0, 2, &o);
+	CU_ASSERT_EQUAL(o.parent, 0);
+	CU_ASSERT_EQUAL(o.child[0], 1);
+	hc_tree_node(3, 1, 0, &o);
+	CU_ASSERT_EQUAL(o.parent, 1);
+	CU_ASSERT_EQUAL(o.child[0], 2);
+	/* chunks: about slice_bytes each, 1..64 */
+	CU_ASSERT_EQUAL(hc_tree_chunks(0, 4, 262144), 1);
+	CU_ASSERT_EQUAL(hc_tree_chunks(65536, 4, 262144), 1);
+	CU_ASSERT_EQUAL(hc_tree_chunks(65537, 4, 262144), 2);
+	CU_ASSERT_EQUAL(hc_tree_chunks(1u << 30, 4, 262144), 64);
+}
+
+static void
+test_tree_runs(void)
+{
+	uint32_t n;
+
+	for (n = 1; n <= MAX_N; n++)
+		run_counts(A_TREE, n, NULL);
+}
+
+static void
+test_hd_runs(void)
+{
+	uint32_t n;
+
+	for (n = 1; n <= MAX_N; n++)
+		run_counts(A_HD, n, NULL);
+}
+
+/* Step i of p is exactly (kind, final, peer, tag, first, len); peer and
+ * tag are not compared for a FINISH. */
+static void
+expect_step(const struct hc_plan *p, uint32_t i, enum hc_step_kind kind,
+	    int final, uint32_t peer, uint16_t tag, uint64_t first,
+	    uint64_t len)
+{
+	const struct hc_step *s;
+
+	CU_ASSERT_FATAL(i < p->len);
+	s = &p->s[i];
+	CU_ASSERT_EQUAL(s->kind, kind);
+	CU_ASSERT_EQUAL(s->final, final);
+	if (kind != HC_STEP_FINISH) {
+		CU_ASSERT_EQUAL(s->peer, peer);
+		CU_ASSERT_EQUAL(s->tag, tag);
+	}
+	CU_ASSERT_EQUAL(s->first, first);
+	CU_ASSERT_EQUAL(s->len, len);
+}
+
+static void
+test_hd_fold(void)
+{
+	struct hc_plan p;
+	int rc;
+
+	/* n = 5: p = 4, rank 0 folds into 1: whole vector there (tag 0),
+	 * the result back at the end (tag 1 + 2 log2 4 = 5). */
+	make_plan(A_HD, &p, 5, 0, 10, NULL, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.len, 2);
+	expect_step(&p, 0, HC_STEP_SEND, 0, 1, 0, 0, 10);
+	expect_step(&p, 1, HC_STEP_RECV_COPY, 1, 1, 5, 0, 10);
+	hc_plan_free(&p);
+	/* rank 1 (new rank 0) takes it first and sends the result last;
+	 * in between halving with new ranks 2 (real 3) and 1 (real 2),
+	 * blocks of 10 / 4: 0-2, 3-5, 6-7, 8-9; doubling back. */
+	make_plan(A_HD, &p, 5, 1, 10, NULL, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.len, 1 + 4 + 1 + 4 + 1);
+	expect_step(&p, 0, HC_STEP_RECV_RED, 0, 0, 0, 0, 10);
+	expect_step(&p, 1, HC_STEP_SEND, 0, 3, 1, 6, 4);
+	expect_step(&p, 2, HC_STEP_RECV_RED, 0, 3, 1, 0, 6);
+	expect_step(&p, 3, HC_STEP_SEND, 0, 2, 2, 3, 3);
+	expect_step(&p, 4, HC_STEP_RECV_RED, 0, 2, 2, 0, 3);
+	expect_step(&p, 5, HC_STEP_FINISH, 0, 0, 0, 0, 3);
+	expect_step(&p, 6, HC_STEP_SEND, 1, 2, 3, 0, 3);
+	expect_step(&p, 7, HC_STEP_RECV_COPY, 1, 2, 3, 3, 3);
+	expect_step(&p, 8, HC_STEP_SEND, 1, 3, 4, 0, 6);
+	expect_step(&p, 9, HC_STEP_RECV_COPY, 1, 3, 4, 6, 4);
+	expect_step(&p, 10, HC_STEP_SEND, 1, 0, 5, 0, 10);
+	/* its first send waits for the folded vector only */
+	CU_ASSERT_EQUAL(p.ndeps[1], 1);
+	/* the last waits for every RECV and the FINISH before it (all
+	 * overlap the whole vector) */
+	CU_ASSERT_EQUAL(p.ndeps[10], 6);
+	hc_plan_free(&p);
+	/* rank 4 (new rank 3) takes part directly: first to new 1 (real 2) */
+	make_plan(A_HD, &p, 5, 4, 10, NULL, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	expect_step(&p, 0, HC_STEP_SEND, 0, 2, 1, 0, 6);
+	hc_plan_free(&p);
+}
+
+static void
+test_hier_runs(void)
+{
+	uint32_t g[MAX_N], n, r, per;
+
+	for (n = 1; n <= 16; n++)
+		for (per = 1; per <= n; per++) {
+			if (n % per != 0)
+				continue;
+			/* contiguous groups of per ranks, and interleaved */
+			for (r = 0; r < n; r++)
+				g[r] = r / per;
+			run_counts(A_HIER, n, g);
+			for (r = 0; r < n; r++)
+				g[r] = 100 + r % (n / per);
+			run_counts(A_HIER, n, g);
+		}
+}
+
+static void
+test_hier_unequal(void)
+{
+	const uint32_t g[5] = { 0, 0, 0, 1, 1 };
+	struct hc_plan p;
+	int rc;
+
+	make_plan(A_HIER, &p, 5, 0, 10, g, &rc);
+	CU_ASSERT_EQUAL(rc, -HC_ERR_UNSUPPORTED);
+	hc_plan_free(&p);
+}
+
+static const struct hc_tune_shape flat4 = { 4, 4, 1 };
+
+static void
+test_cost_exact(void)
+{
+	const struct hc_tune t = { 10000, 0.5 };
+	const struct hc_tune_shape hier8 = { 8, 2, 4 }, uneq = { 5, 2, 0 };
+
+	/* ring 2(n-1) steps, 2(n-1)/n B; tree 2 ceil(log2 n), 2B; hd
+	 * 2 log2 n, 2(n-1)/n B: n = 4, B = 1000 */
+	CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_RING, &flat4, &t, 1000),
+			       6 * 10000 + 1.5 * 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_TREE, &flat4, &t, 1000),
+			       4 * 10000 + 2 * 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_HD, &flat4, &t, 1000),
+			       4 * 10000 + 1.5 * 500, 1e-9);
+	/* hier, 2 groups of 4: 2 + 2 steps, 2*3/4 + 1/4 */
+	CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_HIER, &hier8, &t, 1000),
+			       4 * 10000 + 1.75 * 500, 1e-9);
+	/* hd n = 5: 2 log2 4 + 2 steps, 1.5 + 2 */
+	CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_HD, &uneq, &t, 1000),
+			       6 * 10000 + 3.5 * 500, 1e-9);
+	CU_ASSERT_EQUAL(hc_tune_cost(HC_ALGO_HIER, &uneq, &t, 1000), -1);
+	CU_ASSERT_FALSE(hc_tune_can_run(HC_ALGO_HIER, &uneq));
+	CU_ASSERT_TRUE(hc_tune_can_run(HC_ALGO_HIER, &flat4));
+	/* n = 4: hd is never worse than ring or tree: no switch */
+	CU_ASSERT_EQUAL(hc_tune_pick(&flat4, &t, 1), HC_ALGO_HD);
+	CU_ASSERT_EQUAL(hc_tune_pick(&flat4, &t, 1e12), HC_ALGO_HD);
+	CU_ASSERT_EQUAL(hc_tune_switches(&flat4, &t, NULL, NULL, NULL, 0), 0);
+	CU_ASSERT_EQUAL(hc_algo_id_parse("tree"), HC_ALGO_TREE);
+	CU_ASSERT_EQUAL(hc_algo_id_parse("auto"), HC_ALGO_AUTO);
+	CU_ASSERT_EQUAL(hc_algo_id_parse("Tree"), -1);
+	CU_ASSERT_STRING_EQUAL(hc_algo_id_name(HC_ALGO_HIER), "hier");
+}
+
+static void
+test_crossover(void)
+{
+	/* n = 5: tree 6 alpha + 2 B beta, ring 8 alpha + 1.6 B beta: the
+	 * same at B = 2 alpha / (0.4 beta) = 5 alpha / beta; with alpha
+	 * 10 us and beta 0.5 ns/B that is 100000 B (a tie keeps the ring,
+	 * the lower id). hd (6 alpha + 3.5 B beta) never wins. */
+	const struct hc_tune t = { 10000, 0.5 };
+	const struct hc_tune_shape s5 = { 5, 5, 1 }, s5uneq = { 5, 2, 0 };
+	uint64_t at[4];
+	enum hc_algo_id from[4], to[4];
+
+	CU_ASSERT_EQUAL(hc_tune_pick(&s5, &t, 99999), HC_ALGO_TREE);
+	CU_ASSERT_EQUAL(hc_tune_pick(&s5, &t, 100001), HC_ALGO_RING);
+	CU_ASSERT_EQUAL_FATAL(hc_tune_switches(&s5, &t, at, from, to, 4), 1);
+	CU_ASSERT(at[0] == 100000 || at[0] == 100001);
+	CU_ASSERT_EQUAL(from[0], HC_ALGO_TREE);
+	CU_ASSERT_EQUAL(to[0], HC_ALGO_RING);
+	/* n = 4: ring 6 alpha + 1.5 B beta, tree 4 alpha + 2 B beta: equal
+	 * at 2 alpha / (0.5 beta) = 80000 B; ring and hd never cross
+	 * (the same slope), tree and hd only at 0 */
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_RING, HC_ALGO_TREE, &flat4,
+					  &t), 80000);
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_RING, HC_ALGO_HD, &flat4,
+					  &t), 0);
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_TREE, HC_ALGO_HD, &flat4,
+					  &t), 0);
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_HIER, HC_ALGO_HD, &s5uneq,
+					  &t), 0);
+	/* alpha 0: the bandwidth term alone; ring and hd tie (n = 4),
+	 * ring (lower id) stays */
+	{
+		const struct hc_tune z = { 0, 1 };
+
+		CU_ASSERT_EQUAL(hc_tune_pick(&flat4, &z, 1e6), HC_ALGO_RING);
+	}
+}
+
+void
+add_plan_suite(void)
+{
+	static const CU_TestInfo tests[] = {
+		{ "double binary tree shapes, n 1..17", test_tree_shapes },
+		{ "double binary tree, exact nodes", test_tree_exact },
+		{ "tree plans run, n 1..17", test_tree_runs },
+		{ "halving-doubling plans run, n 1..17", test_hd_runs },
+		{ "halving-doubling pre/post steps", test_hd_fold },
+		{ "two-level plans run, every grouping", test_hier_runs },
+		{ "two-level refuses unequal groups", test_hier_unequal },
+		{ "cost model values", test_cost_exact },
+		{ "tuner crossover", test_crossover },
+		CU_TEST_INFO_NULL,
+	};
+
+	unit_add_suite("plan", NULL, NULL, tests);
+}
