@@ -130,13 +130,21 @@ struct hc_comm {
 	int aborted;                    /**< the broadcast went out */
 };
 
-/** op is over: failed, or done with its control messages cut and every
- *  signature it waits for arrived. */
+/** op succeeded here: its data part is done and every signature it
+ *  waits for arrived (until then a timeout, a mismatch, an ABORT or a
+ *  lost peer still fails it). */
+static inline int
+hc_coll_op_complete(const struct hc_coll_op *op)
+{
+	return op->status == 0 && op->done && op->sig_got >= op->sig_wanted;
+}
+
+/** op is over: failed, or complete with its control messages cut. */
 static inline int
 hc_coll_op_over(const struct hc_coll_op *op)
 {
-	return op->status != 0 || (op->done && op->ctl_left == 0 &&
-				   op->sig_got >= op->sig_wanted);
+	return op->status != 0 || (hc_coll_op_complete(op) &&
+				   op->ctl_left == 0);
 }
 
 /** A held DATA packet of a collective not posted yet. */

@@ -166,8 +166,12 @@ drain_unexpected(struct hc_coll *c, struct hc_coll_op *op)
 	for (i = 0; i < c->unexp_len; i++) {
 		struct hc_unexpected *u = &c->unexp[i];
 
+		/* A done op still takes signatures and ABORTs (rooted
+		 * collectives: the data part may finish first). */
 		if (u->d.comm_id != op->comm->id || u->d.coll_seq != op->seq ||
-		    op->status != 0 || op->done) {
+		    op->status != 0 ||
+		    (op->done && u->d.step != HC_STEP_SIG &&
+		     u->d.step != HC_STEP_ABORT)) {
 			c->unexp[kept++] = *u;
 			continue;
 		}
@@ -437,11 +441,13 @@ op_start(struct hc_coll_op *op)
 	op->started = 1;
 	/* The signature goes first to the right neighbour: should our data
 	 * never reach it (we have less to send than it expects), it still
-	 * learns that we disagree. (Rooted collectives have ranks that only
-	 * send and so may finish before a mismatch or an absent rank is
-	 * known: telling every rank closes that gap, but the first try
-	 * made the broadcast suites flaky; it is not on yet.) */
-	rc = send_signatures(op, 0);
+	 * learns that we disagree. A rooted collective's chain has ranks
+	 * that only send (the broadcast root, the head of a reduce) and
+	 * ranks whose downstream may never join: there every rank tells
+	 * every rank, and an op completes only when all n - 1 signatures
+	 * arrived (C05, C17). Until then it can still fail: a timeout, a
+	 * mismatch or an ABORT reach an op whose data part is done. */
+	rc = send_signatures(op, op->algo == &hc_algo_chain);
 	if (rc == 0)
 		rc = op->algo->start(op);
 	if (rc != 0) {
@@ -477,7 +483,7 @@ hc_coll_submit(struct hc_coll_op *op)
 void
 hc_coll_op_fail(struct hc_coll_op *op, int err)
 {
-	if (op->status != 0 || op->done)
+	if (op->status != 0 || hc_coll_op_complete(op))
 		return;
 	op->status = err;
 	op->comm->error = err;

@@ -132,8 +132,8 @@ hc_engine_step(struct hc_ctx *ctx)
 		next = TAILQ_NEXT(req, link);
 		/* Timeouts run from submission; an op still waiting for an
 		 * earlier sequence number (pending) cannot time out alone. */
-		if (!op->done && op->status == 0 && op->started &&
-		    now > op->deadline_ns) {
+		if (!hc_coll_op_complete(op) && op->status == 0 &&
+		    op->started && now > op->deadline_ns) {
 			HC_LOG(ERR, COLL, "rank %u: collective %u timed out "
 			       "after %u ms", ctx->rank, op->seq,
 			       req->timeout_ms);
@@ -467,7 +467,7 @@ abort_requests(struct hc_ctx *ctx)
 		TAILQ_INSERT_TAIL(&ctx->inflight, req, link);
 	}
 	while ((req = TAILQ_FIRST(&ctx->inflight)) != NULL) {
-		if (req->op.status == 0 && !req->op.done)
+		if (req->op.status == 0 && !hc_coll_op_complete(&req->op))
 			hc_coll_op_fail(&req->op, -HC_ERR_ABORTED);
 		request_done(ctx, req);
 	}

@@ -346,7 +346,8 @@ int hc_ibroadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
  * Reduce: the root's recvbuf[i] = OP over ranks of sendbuf[i]. recvbuf is
  * written at the root only (may be NULL elsewhere); in place when sendbuf
  * == recvbuf. Contracts as hc_allreduce. Algorithm: pipelined chain toward
- * the root; busbw factor 1 (nccl-tests).
+ * the root; busbw factor 1 (nccl-tests). Signatures as hc_broadcast: every
+ * rank completes only when every rank's signature arrived.
  * @return as hc_allreduce; -HC_ERR_INVAL also for root outside 0..n-1.
  */
 int hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
