@@ -58,6 +58,8 @@ enum hc_coll_kind {
 	HC_COLL_BROADCAST,
 	HC_COLL_REDUCE,
 	HC_COLL_COMM_ADD,       /**< engine: register op->comm (split) */
+	HC_COLL_REDUCE_SCATTERV, /**< per-rank counts (op->vbounds) */
+	HC_COLL_ALLGATHERV,     /**< per-rank counts and displacements */
 };
 
 struct hc_coll_op {
@@ -76,6 +78,13 @@ struct hc_coll_op {
 	                         *   n * count for reduce-scatter/all-gather */
 	uint64_t out_base;      /**< element of the full buffer where recv
 	                         *   starts: r * count for reduce-scatter */
+	uint64_t *vbounds;      /**< v-variants: n + 1 prefix sums of the
+	                         *   counts (block b is elements vbounds[b]..
+	                         *   vbounds[b+1]-1 of the packed buffer),
+	                         *   then n displacements; owned; else NULL */
+	const uint64_t *vdispls; /**< all-gatherv: where block b starts in
+	                         *   recv (elements), inside vbounds; NULL:
+	                         *   packed */
 	uint32_t elem_size;     /**< bytes */
 	const uint8_t *send;
 	uint8_t *recv;
@@ -145,6 +154,17 @@ hc_coll_op_over(const struct hc_coll_op *op)
 {
 	return op->status != 0 || (hc_coll_op_complete(op) &&
 				   op->ctl_left == 0);
+}
+
+/** Where element e (packed numbering) of block b of a gathered result
+ *  lives in op->recv: the same element unless all-gatherv displacements
+ *  place the blocks elsewhere. */
+static inline uint8_t *
+hc_coll_gather_ptr(const struct hc_coll_op *op, uint32_t b, uint64_t e)
+{
+	if (op->vdispls != NULL)
+		e = e - op->vbounds[b] + op->vdispls[b];
+	return op->recv + e * op->elem_size;
 }
 
 /** A held DATA packet of a collective not posted yet. */
@@ -223,6 +243,23 @@ int hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		    enum hc_coll_kind kind, const void *sendbuf,
 		    void *recvbuf, uint64_t count, enum hc_dtype dtype,
 		    enum hc_op rop, uint32_t root);
+
+/**
+ * hc_coll_prepare for the v-variants, per-rank counts[0..n-1]:
+ * REDUCE_SCATTERV: sendbuf holds sum(counts) elements, block q packed at
+ * counts[0] + ... + counts[q-1]; recvbuf counts[rank] (in place when
+ * recvbuf == sendbuf + that offset); displs ignored. ALLGATHERV: sendbuf
+ * counts[rank] elements, block q lands at recvbuf + displs[q] elements
+ * (displs NULL: packed); in place when sendbuf is block rank itself;
+ * receive blocks must not overlap each other or sendbuf. counts and
+ * displs are copied. The signature covers every count.
+ * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM.
+ */
+int hc_coll_prepare_v(struct hc_comm *comm, struct hc_coll_op *op,
+		      enum hc_coll_kind kind, const void *sendbuf,
+		      void *recvbuf, const uint64_t *counts,
+		      const uint64_t *displs, enum hc_dtype dtype,
+		      enum hc_op rop);
 
 /**
  * Engine thread: hand a prepared op to its communicator. Ops start in

@@ -188,6 +188,8 @@ static const char *const kind_names[] = {
 	[HC_COLL_BARRIER] = "barrier",
 	[HC_COLL_BROADCAST] = "broadcast",
 	[HC_COLL_REDUCE] = "reduce",
+	[HC_COLL_REDUCE_SCATTERV] = "reduce-scatterv",
+	[HC_COLL_ALLGATHERV] = "all-gatherv",
 };
 
 int
@@ -279,6 +281,174 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 	return 0;
 }
 
+/* FNV-1a 64 of the counts array: the v-variants' signature covers every
+ * rank's count, so ranks that disagree on any of them get MISMATCH. */
+static uint64_t
+counts_hash(const uint64_t *counts, uint32_t n)
+{
+	const uint8_t *b = (const uint8_t *)counts;
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n * sizeof(*counts); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+struct vblock {
+	uint64_t first, len; /* bytes */
+};
+
+static int
+vblock_cmp(const void *a, const void *b)
+{
+	const struct vblock *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Whether two of the n receive blocks (displs, counts, in elements of es
+ * bytes) overlap; empty blocks overlap nothing. */
+static int
+vblocks_overlap(const uint64_t *displs, const uint64_t *counts, uint32_t n,
+		size_t es, int *err)
+{
+	struct vblock *v = malloc(n * sizeof(*v));
+	uint32_t i, m = 0;
+	int bad = 0;
+
+	*err = 0;
+	if (v == NULL) {
+		*err = -HC_ERR_NOMEM;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (counts[i] > 0)
+			v[m++] = (struct vblock){ displs[i] * es, counts[i] * es };
+	qsort(v, m, sizeof(*v), vblock_cmp);
+	for (i = 1; i < m && !bad; i++)
+		bad = v[i].first < v[i - 1].first + v[i - 1].len;
+	free(v);
+	return bad;
+}
+
+int
+hc_coll_prepare_v(struct hc_comm *comm, struct hc_coll_op *op,
+		  enum hc_coll_kind kind, const void *sendbuf, void *recvbuf,
+		  const uint64_t *counts, const uint64_t *displs,
+		  enum hc_dtype dtype, enum hc_op rop)
+{
+	const char *name = kind_names[kind];
+	size_t es = hc_dtype_size(dtype);
+	int ag = kind == HC_COLL_ALLGATHERV, err;
+	const uint8_t *s = sendbuf, *r = recvbuf, *own;
+	uint64_t *b, total = 0, lim;
+	uint32_t n, q, me;
+
+	memset(op, 0, sizeof(*op));
+	if (ag)
+		rop = HC_OP_SUM; /* no reduction; fixed for the signature */
+	if (comm == NULL || counts == NULL || es == 0 ||
+	    (unsigned int)rop >= HC_OP__MAX) {
+		HC_LOG(ERR, COLL, "%s: %s", name, comm == NULL ?
+		       "no communicator" : counts == NULL ? "no counts" :
+		       es == 0 ? "unknown dtype" : "unknown op");
+		return -HC_ERR_INVAL;
+	}
+	n = comm->size;
+	me = comm->rank;
+	lim = UINT64_MAX / 8 / n;
+	for (q = 0; q < n; q++) {
+		if (counts[q] > lim || total > lim ||
+		    (displs != NULL && displs[q] > lim)) {
+			HC_LOG(ERR, COLL, "%s: count or displacement of rank %u "
+			       "too large", name, q);
+			return -HC_ERR_INVAL;
+		}
+		total += counts[q];
+	}
+	if (total > lim) {
+		HC_LOG(ERR, COLL, "%s: %" PRIu64 " elements in all: too many",
+		       name, total);
+		return -HC_ERR_INVAL;
+	}
+	if (!ag)
+		displs = NULL; /* reduce-scatterv: blocks packed in sendbuf */
+	/* Elements each side holds: all-gatherv sends counts[me] and
+	 * receives the blocks; reduce-scatterv sends total, receives
+	 * counts[me]. */
+	if (((ag ? counts[me] : total) > 0 && s == NULL) ||
+	    ((ag ? total : counts[me]) > 0 && r == NULL)) {
+		HC_LOG(ERR, COLL, "%s: NULL buffer", name);
+		return -HC_ERR_INVAL;
+	}
+	b = malloc((2 * (size_t)n + 1) * sizeof(*b));
+	if (b == NULL)
+		return -HC_ERR_NOMEM;
+	b[0] = 0;
+	for (q = 0; q < n; q++) {
+		b[q + 1] = b[q] + counts[q];
+		b[n + 1 + q] = displs != NULL ? displs[q] : b[q];
+	}
+	if (ag && total > 0) {
+		/* receive blocks disjoint; sendbuf is block me itself (in
+		 * place) or outside every block */
+		if (vblocks_overlap(b + n + 1, counts, n, es, &err) ||
+		    err != 0) {
+			free(b);
+			if (err != 0)
+				return err;
+			HC_LOG(ERR, COLL, "%s: receive blocks overlap", name);
+			return -HC_ERR_INVAL;
+		}
+		own = r + b[n + 1 + me] * es;
+		for (q = 0; q < n && s != own && counts[me] > 0; q++) {
+			const uint8_t *blk = r + b[n + 1 + q] * es;
+
+			if (counts[q] > 0 && s < blk + counts[q] * es &&
+			    blk < s + counts[me] * es) {
+				free(b);
+				HC_LOG(ERR, COLL, "%s: send buffer overlaps "
+				       "receive block %u", name, q);
+				return -HC_ERR_INVAL;
+			}
+		}
+	} else if (!ag && counts[me] > 0 && r != s + b[me] * es &&
+		   r < s + total * es && s < r + counts[me] * es) {
+		free(b);
+		HC_LOG(ERR, COLL, "%s: send and receive buffers overlap "
+		       "without being the in-place layout", name);
+		return -HC_ERR_INVAL;
+	}
+	op->comm = comm;
+	op->kind = kind;
+	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
+	op->sig = signature(kind, dtype, rop, counts_hash(counts, n), 0);
+	op->dtype = dtype;
+	op->op = rop;
+	op->count = counts[me];
+	op->total = total;
+	op->out_base = b[me];
+	op->vbounds = b;
+	op->vdispls = displs != NULL ? b + n + 1 : NULL;
+	op->elem_size = (uint32_t)es;
+	op->send = sendbuf;
+	op->recv = recvbuf;
+	op->acc = ag ? dtype : hc_reduce_acc_dtype(dtype, rop);
+	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
+	op->reduce = hc_reduce_get(op->acc, rop);
+	op->algo = &hc_algo_ring;
+	return 0;
+}
+
+/* Element (of the packed buffer) where this rank's block starts. */
+static uint64_t
+own_first(const struct hc_coll_op *op)
+{
+	return op->vbounds != NULL ? op->vbounds[op->comm->rank]
+				   : op->count * op->comm->rank;
+}
+
 /* Fill op->work, the buffer the reduce-scatter phase accumulates in, and
  * put this rank's own contribution where the ring expects it. */
 static int
@@ -301,14 +471,19 @@ prepare_buffers(struct hc_coll_op *op)
 		}
 		break; /* a work buffer: the send buffer stays untouched */
 	case HC_COLL_ALLGATHER:
-		if (op->send != op->recv + op->count * es * comm->rank)
-			memcpy(op->recv + op->count * es * comm->rank, op->send,
-			       op->count * es);
+	case HC_COLL_ALLGATHERV: {
+		uint8_t *own = hc_coll_gather_ptr(op, comm->rank,
+						  own_first(op));
+
+		if (op->count > 0 && op->send != own)
+			memcpy(own, op->send, op->count * es);
 		op->work = op->recv; /* no reduction */
 		return 0;
+	}
 	case HC_COLL_REDUCE_SCATTER:
+	case HC_COLL_REDUCE_SCATTERV:
 		if (comm->size == 1) {
-			if (op->send != op->recv)
+			if (op->count > 0 && op->send != op->recv)
 				memcpy(op->recv, op->send, op->count * es);
 			return 0;
 		}
@@ -412,11 +587,11 @@ op_start(struct hc_coll_op *op)
 		op->status = -HC_ERR_ABORTED;
 		return;
 	}
-	if (op->count == 0 && comm->size == 1) {
+	if (op->total == 0 && comm->size == 1) {
 		op->done = 1;
 		return;
 	}
-	if (op->count == 0) {
+	if (op->total == 0) {
 		/* No data to carry the signature: tell every rank, and finish
 		 * only when every rank said the same (C05, C13). */
 		TAILQ_INSERT_TAIL(&comm->active, op, link);
@@ -505,6 +680,9 @@ hc_coll_op_end(struct hc_coll_op *op)
 	}
 	free(op->ctl);
 	op->ctl = NULL;
+	free(op->vbounds);
+	op->vbounds = NULL;
+	op->vdispls = NULL;
 	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
 		op->algo->fini(op);
 	op->algo_state = NULL;
@@ -595,7 +773,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		HC_LOG(DEBUG, COLL, "collective %u: signature from rank %u "
 		       "(%u of %u)", op->seq, src, op->sig_got + 1,
 		       op->sig_wanted);
-		if (++op->sig_got >= op->sig_wanted && op->count == 0)
+		if (++op->sig_got >= op->sig_wanted && op->total == 0)
 			op->done = 1;
 		return HCT_RX_CONSUMED;
 	}

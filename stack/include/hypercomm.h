@@ -326,6 +326,69 @@ int hc_iallgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		  const struct hc_op_opts *opts, struct hc_request **req);
 
 /**
+ * Reduce-scatter with per-rank counts, as MPI_Reduce_scatter: rank r's
+ * recvbuf[i] = OP over ranks q of sendbuf_q[off_r + i], i in
+ * 0..recvcounts[r]-1, where off_r = recvcounts[0] + ... +
+ * recvcounts[r-1] (elements). sendbuf holds the sum of all recvcounts
+ * elements and is never written. Counts may be 0 (buffers then may be
+ * NULL where they hold nothing: sendbuf when every count is 0, recvbuf
+ * when recvcounts[r] is 0).
+ *
+ * In place when recvbuf == sendbuf + off_r elements (the block of this
+ * rank, as hc_reduce_scatter; MPI_IN_PLACE's role); any other overlap of
+ * the two ranges is -HC_ERR_INVAL before any traffic. recvcounts (n
+ * entries, must be the same on every rank) is copied before the call
+ * returns. The signature covers every count, so ranks that disagree on
+ * any one get -HC_ERR_MISMATCH. All counts 0: the count-0 path of
+ * hc_allreduce. Contracts as hc_allreduce (accumulation, AVG divides by
+ * n, bit-identical results). Algorithm: the reduce-scatter half of the
+ * ring over blocks of the given sizes; busbw factor (n-1)/n of the total
+ * bytes (nccl-tests' reduce_scatter).
+ * @return as hc_allreduce; -HC_ERR_INVAL also for recvcounts NULL or a
+ *         sum of counts that overflows 64-bit byte offsets.
+ */
+int hc_reduce_scatterv(struct hc_comm *comm, const void *sendbuf,
+		       void *recvbuf, const uint64_t *recvcounts,
+		       enum hc_dtype dtype, enum hc_op op);
+
+/** Non-blocking hc_reduce_scatterv; see hc_iallreduce for opts and req. */
+int hc_ireduce_scatterv(struct hc_comm *comm, const void *sendbuf,
+			void *recvbuf, const uint64_t *recvcounts,
+			enum hc_dtype dtype, enum hc_op op,
+			const struct hc_op_opts *opts,
+			struct hc_request **req);
+
+/**
+ * All-gather with per-rank counts, as MPI_Allgatherv: every rank's
+ * recvbuf[displs[q] + i] = sendbuf_q[i], i in 0..recvcounts[q]-1, for
+ * every rank q. sendbuf holds recvcounts[r] elements (MPI's sendcount is
+ * not a separate argument: it is recvcounts[r]). displs (elements, n
+ * entries) may differ between ranks (it is this rank's layout); NULL
+ * means packed: displs[q] = recvcounts[0] + ... + recvcounts[q-1].
+ * Counts may be 0 (buffers then may be NULL where they hold nothing).
+ *
+ * In place when sendbuf == recvbuf + displs[r] elements (MPI_IN_PLACE's
+ * role). Receive blocks that overlap each other, or a sendbuf that
+ * overlaps a receive block without being block r, are -HC_ERR_INVAL
+ * before any traffic. recvcounts and displs are copied before the call
+ * returns. The signature covers every count (not displs), so ranks that
+ * disagree on any count get -HC_ERR_MISMATCH. Algorithm: the all-gather
+ * half of the ring over blocks of the given sizes; busbw factor (n-1)/n
+ * of the total bytes (nccl-tests' all_gather).
+ * @return as hc_allgather; -HC_ERR_INVAL also for recvcounts NULL or
+ *         sizes that overflow 64-bit byte offsets.
+ */
+int hc_allgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		  const uint64_t *recvcounts, const uint64_t *displs,
+		  enum hc_dtype dtype);
+
+/** Non-blocking hc_allgatherv; see hc_iallreduce for opts and req. */
+int hc_iallgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		   const uint64_t *recvcounts, const uint64_t *displs,
+		   enum hc_dtype dtype, const struct hc_op_opts *opts,
+		   struct hc_request **req);
+
+/**
  * Broadcast: every rank's recvbuf[i] = the root's sendbuf[i], i in
  * 0..count-1. sendbuf is read at the root only (may be NULL elsewhere);
  * in place when sendbuf == recvbuf. Algorithm: pipelined chain from the

@@ -14,6 +14,11 @@
  *   quick   counts {1, n+1, 100003} x dtype x op, both placements
  *   rs, ag  reduce-scatter / all-gather: counts {0, 1, n-1, n+1, 4097,
  *           65537} x 7 dtypes (x 5 ops), in place (C07) and out of place
+ *   rsv, agv  reduce-scatterv / all-gatherv: per-rank count profiles
+ *           (all equal, rank q gets q, every third rank 0, only the last
+ *           rank) x counts {0, 1, n-1, n+1, 1000003} x dtype/op, in place
+ *           and out of place; all-gatherv also with blocks in reverse
+ *           order and sentinel gaps between them (displs)
  *   barrier nobody leaves before the last rank arrives; 100 in a row
  *   split   hc_comm_split (parity with reversed keys, NONE, duplicates),
  *           64 requests over 2 communicators, 4 application threads each
@@ -45,6 +50,8 @@
  *           all-reduce: HC_ERR_MISMATCH everywhere
  *   c05bcast, c05reduce: the last rank broadcasts another dtype, or
  *           reduces to another root
+ *   c05rsv, c05agv: the last rank passes reduce-scatterv / all-gatherv
+ *           counts that differ in rank 0's entry
  * The last four judge per rank ("PASS name (rank r)"), since the
  * communicator is broken afterwards; the others agree through an
  * all-reduce and only rank 0 prints.
@@ -369,6 +376,179 @@ suite_rs_ag(char kind)
 								  sizeof(why)),
 						why);
 				}
+}
+
+/* Per-rank counts of the v-variants: profile p of base count c over the
+ * n ranks (profile 0: all c; 1: rank q gets q, so rank 0 gets 0; 2:
+ * every third rank 0, the others c and 65537 in turn; 3: only the last
+ * rank has c). */
+static void
+v_counts(int p, uint64_t c, uint64_t *counts)
+{
+	int q;
+
+	for (q = 0; q < nranks; q++)
+		switch (p) {
+		case 0: counts[q] = c; break;
+		case 1: counts[q] = (uint64_t)q; break;
+		case 2: counts[q] = q % 3 == 0 ? 0 : q % 3 == 1 ? c : 65537;
+			break;
+		default: counts[q] = q == nranks - 1 ? c : 0; break;
+		}
+}
+
+/* Reduce-scatterv ('r') or all-gatherv ('g') with the counts of
+ * v_counts(p, c): reduce-scatterv is checked as the all-reduce pattern
+ * over the packed total (rank r gets elements off_r..), all-gatherv
+ * block q element i as rank q's pattern. gapped: all-gatherv blocks in
+ * reverse rank order with 3 elements of sentinel between them, which
+ * must survive. In place: the block of this rank in the big buffer. */
+static int
+check_v(char kind, int p, uint64_t c, enum hc_dtype d, enum hc_op op,
+	int inplace, int gapped, char *why, size_t wlen)
+{
+	size_t es = hc_dtype_size(d);
+	uint64_t *counts = calloc(nranks, sizeof(*counts));
+	uint64_t *displs = calloc(nranks, sizeof(*displs));
+	uint64_t total = 0, span = 0, off = 0, i, wrong = 0, before = 0;
+	uint8_t *full = NULL, *part = NULL, *own;
+	int q, rc, ok = 0;
+
+	v_counts(p, c, counts);
+	for (q = 0; q < nranks; q++) {
+		if (q < rank)
+			off += counts[q];
+		total += counts[q];
+	}
+	/* gapped: rank q's block after those of ranks > q */
+	for (q = nranks - 1; q >= 0; q--) {
+		displs[q] = gapped ? span : 0;
+		span += counts[q] + (gapped ? 3 : 0);
+	}
+	if (!gapped)
+		for (q = 0, span = 0; q < nranks; q++) {
+			displs[q] = span;
+			span += counts[q];
+		}
+	full = malloc(span * es + GUARD);
+	part = malloc(counts[rank] * es + GUARD);
+	if (counts == NULL || displs == NULL || full == NULL || part == NULL) {
+		snprintf(why, wlen, "malloc");
+		goto out;
+	}
+	memset(full + span * es, GUARD_BYTE, GUARD);
+	memset(part + counts[rank] * es, GUARD_BYTE, GUARD);
+	if (kind == 'r') {
+		own = full + off * es;
+		hc_pattern_fill(full, d, op, total, rank);
+		memset(part, SENTINEL, counts[rank] * es);
+		before = checksum(full, total * es);
+		rc = hc_reduce_scatterv(comm, full, inplace ? own : part,
+					counts, d, op);
+		for (i = 0; i < counts[rank] && rc == 0; i++)
+			wrong += hc_pattern_load(inplace ? own : part, d, i) !=
+				 hc_pattern_expected(d, op, off + i, nranks);
+	} else {
+		own = full + displs[rank] * es;
+		memset(full, SENTINEL, span * es);
+		for (i = 0; i < counts[rank]; i++)
+			hc_pattern_store(inplace ? own : part, d, i,
+				hc_pattern_value(d, HC_OP_SUM, i, rank));
+		before = checksum(part, counts[rank] * es);
+		rc = hc_allgatherv(comm, inplace ? own : part, full, counts,
+				   gapped ? displs : NULL, d);
+		for (q = 0; q < nranks && rc == 0; q++) {
+			for (i = 0; i < counts[q]; i++)
+				wrong += hc_pattern_load(full, d, displs[q] + i) !=
+					 hc_pattern_value(d, HC_OP_SUM, i, q);
+			for (i = 0; gapped && i < 3 * es; i++)
+				wrong += full[(displs[q] + counts[q]) * es + i] !=
+					 SENTINEL;
+		}
+	}
+	if (rc != 0) {
+		snprintf(why, wlen, "%s", hc_strerror(rc));
+		goto out;
+	}
+	if (wrong != 0) {
+		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
+		goto out;
+	}
+	for (i = 0; i < GUARD; i++)
+		if (full[span * es + i] != GUARD_BYTE ||
+		    part[counts[rank] * es + i] != GUARD_BYTE) {
+			snprintf(why, wlen, "guard byte %" PRIu64 " changed", i);
+			goto out;
+		}
+	if (!inplace && checksum(kind == 'r' ? full : part, kind == 'r' ?
+				 total * es : counts[rank] * es) != before) {
+		snprintf(why, wlen, "send buffer changed (C08)");
+		goto out;
+	}
+	ok = 1;
+out:
+	free(counts);
+	free(displs);
+	free(full);
+	free(part);
+	return ok;
+}
+
+/* rsv / agv: every count profile x base counts {0, 1, n-1, n+1,
+ * 1000003} (the large one for int32 only), in place and out of place. */
+static void
+suite_v(char kind)
+{
+	uint64_t base[] = { 0, 1, (uint64_t)nranks - 1, (uint64_t)nranks + 1,
+			    1000003 };
+	static const struct { enum hc_dtype d; enum hc_op op; } rs[] = {
+		{ HC_DTYPE_INT32, HC_OP_SUM }, { HC_DTYPE_FLOAT32, HC_OP_SUM },
+		{ HC_DTYPE_INT64, HC_OP_MAX }, { HC_DTYPE_FLOAT16, HC_OP_SUM },
+		{ HC_DTYPE_BFLOAT16, HC_OP_AVG }, { HC_DTYPE_INT8, HC_OP_MIN },
+		{ HC_DTYPE_FLOAT64, HC_OP_PROD } }, ag[] = {
+		{ HC_DTYPE_INT32, HC_OP_SUM }, { HC_DTYPE_INT8, HC_OP_SUM },
+		{ HC_DTYPE_FLOAT16, HC_OP_SUM }, { HC_DTYPE_FLOAT64, HC_OP_SUM } };
+	size_t b, t, nt = kind == 'r' ? RTE_DIM(rs) : RTE_DIM(ag);
+	int p, inplace, gapped;
+	char name[200], why[160];
+
+	for (p = 0; p < 4; p++)
+		for (b = 0; b < RTE_DIM(base); b++)
+			for (t = 0; t < nt; t++)
+				for (gapped = 0; gapped < (kind == 'g') + 1;
+				     gapped++)
+					for (inplace = 0; inplace < 2; inplace++) {
+						enum hc_dtype d = kind == 'r' ?
+							rs[t].d : ag[t].d;
+						enum hc_op op = kind == 'r' ?
+							rs[t].op : HC_OP_SUM;
+
+						if (base[b] > 100000 && t > 0)
+							continue;
+						if (p == 1 && b > 0)
+							continue; /* no base */
+						why[0] = '\0';
+						snprintf(name, sizeof(name),
+							 "%s n=%d counts=%s(%" PRIu64
+							 ") %s%s%s%s %s",
+							 kind == 'r' ?
+							 "reduce-scatterv" :
+							 "all-gatherv", nranks,
+							 (const char *[]){ "all",
+							 "rank", "thirds", "last"
+							 }[p], base[b],
+							 hc_dtype_name(d),
+							 kind == 'r' ? " " : "",
+							 kind == 'r' ?
+							 hc_op_name(op) : "",
+							 gapped ? " gapped" : "",
+							 inplace ? "in-place" :
+							 "out-of-place");
+						verdict(name, check_v(kind, p,
+							base[b], d, op, inplace,
+							gapped, why,
+							sizeof(why)), why);
+					}
 }
 
 /* The GUARD bytes after a buffer still hold GUARD_BYTE. */
@@ -980,6 +1160,23 @@ suite_c05(const char *how)
 	else if (strcmp(how, "reduce") == 0) /* the last rank: another root */
 		rc = hc_ireduce(comm, x, x, 1000, HC_DTYPE_INT32, HC_OP_SUM,
 				odd ? 1 : 0, &opts, &req);
+	else if (strcmp(how, "rsv") == 0 || strcmp(how, "agv") == 0) {
+		/* the last rank: rank 0's count one less (the sum moves) */
+		uint64_t vc[64];
+		int q;
+
+		for (q = 0; q < nranks && q < 64; q++)
+			vc[q] = 1000 + q;
+		if (odd)
+			vc[0]--;
+		if (how[0] == 'r')
+			rc = hc_ireduce_scatterv(comm, x, (int32_t *)x + 64000,
+						 vc, HC_DTYPE_INT32, HC_OP_SUM,
+						 &opts, &req);
+		else
+			rc = hc_iallgatherv(comm, (int32_t *)x + 64000, x, vc,
+					    NULL, HC_DTYPE_INT32, &opts, &req);
+	}
 	else
 		rc = hc_iallreduce(comm, x, x, count, d, op, &opts, &req);
 	if (rc == 0)
@@ -1121,6 +1318,10 @@ main(int argc, char **argv)
 		suite_rs_ag('r');
 	else if (strcmp(suite, "ag") == 0)
 		suite_rs_ag('g');
+	else if (strcmp(suite, "rsv") == 0)
+		suite_v('r');
+	else if (strcmp(suite, "agv") == 0)
+		suite_v('g');
 	else if (strcmp(suite, "barrier") == 0)
 		suite_barrier();
 	else if (strcmp(suite, "split") == 0)
