@@ -42,6 +42,7 @@ struct hc_algo {
 
 extern const struct hc_algo hc_algo_ring;
 extern const struct hc_algo hc_algo_chain;
+extern const struct hc_algo hc_algo_p2p;
 
 /* Control messages ride in DATA packets with a reserved step number:
  * HC_STEP_SIG carries the sender's signature of the collective (payload:
@@ -49,6 +50,18 @@ extern const struct hc_algo hc_algo_chain;
  * negative error code, 4 bytes in network byte order). */
 #define HC_STEP_SIG   0xffff
 #define HC_STEP_ABORT 0xfffe
+/* Point-to-point (p2p.c): coll_seq is the sequence number of the
+ * (communicator, sender, receiver) stream; HC_STEP_P2P carries payload
+ * at its byte offset, HC_STEP_P2P_HDR the sender's signature (4 bytes). */
+#define HC_STEP_P2P     0xfffd
+#define HC_STEP_P2P_HDR 0xfffc
+
+/** Whether a DATA packet with this step belongs to a send/receive. */
+static inline int
+hc_coll_step_p2p(uint16_t step)
+{
+	return step == HC_STEP_P2P || step == HC_STEP_P2P_HDR;
+}
 
 enum hc_coll_kind {
 	HC_COLL_ALLREDUCE = 1,
@@ -60,7 +73,15 @@ enum hc_coll_kind {
 	HC_COLL_COMM_ADD,       /**< engine: register op->comm (split) */
 	HC_COLL_REDUCE_SCATTERV, /**< per-rank counts (op->vbounds) */
 	HC_COLL_ALLGATHERV,     /**< per-rank counts and displacements */
+	HC_COLL_SEND,           /**< point-to-point (p2p.c); root: peer */
+	HC_COLL_RECV,
 };
+
+static inline int
+hc_coll_kind_p2p(enum hc_coll_kind kind)
+{
+	return kind == HC_COLL_SEND || kind == HC_COLL_RECV;
+}
 
 struct hc_coll_op {
 	struct hc_comm *comm;
@@ -70,7 +91,8 @@ struct hc_coll_op {
 	uint32_t sig;           /**< signature of (kind, dtype, op, count) */
 	enum hc_dtype dtype;
 	enum hc_op op;
-	uint32_t root;          /**< comm rank of broadcast/reduce, else 0 */
+	uint32_t root;          /**< comm rank of broadcast/reduce, the peer
+	                         *   of send/receive, else 0 */
 	uint64_t count;         /**< elements per rank, as the API names it
 	                         *   (all-reduce count, reduce-scatter
 	                         *   recvcount, all-gather sendcount) */
@@ -96,7 +118,8 @@ struct hc_coll_op {
 	hc_reduce_fn reduce;    /**< kernel on acc elements */
 	int status;             /**< 0 while running or done, else -HC_ERR_* */
 	int done;               /**< 1 when complete (status 0) */
-	int started;            /**< on comm's active list */
+	int started;            /**< on comm's active list (p2p list for
+	                         *   send/receive) */
 	int pending;            /**< on comm's pending list */
 	struct hct_msg *ctl;    /**< signature messages sent by this op */
 	uint32_t ctl_left;      /**< of those, not yet cut into packets */
@@ -134,6 +157,12 @@ struct hc_comm {
 	int error;              /**< sticky: set when an op failed */
 	struct hc_coll_op_list pending; /**< submitted, an earlier seq not yet */
 	struct hc_coll_op_list active;  /**< started, not finished */
+	struct hc_coll_op_list p2p;     /**< started sends and receives */
+	uint32_t *p2p_tx_seq;   /**< [comm rank] next send's sequence number
+	                         *   (application threads, atomic) */
+	uint32_t *p2p_rx_seq;   /**< [comm rank] next receive's, likewise */
+	uint32_t *p2p_rx_posted; /**< [comm rank] engine: receives started
+	                          *   from that peer (sequence mark) */
 	struct hct_msg *abort_msgs;     /**< one per rank, for the broadcast */
 	uint32_t abort_wire;            /**< their payload */
 	int aborted;                    /**< the broadcast went out */
@@ -282,6 +311,40 @@ enum hct_rx_verdict hc_coll_data(void *ctx, uint32_t src,
 				 const uint8_t *payload, struct rte_mbuf *m);
 void hc_coll_msg_sent(void *ctx, struct hct_msg *msg);
 void hc_coll_peer_lost(void *ctx, uint32_t rank);
+
+/** FNV-1a of the arguments every rank must agree on (count: the v-variants
+ *  pass a hash of the counts). */
+uint32_t hc_coll_signature(enum hc_coll_kind kind, enum hc_dtype dtype,
+			   enum hc_op op, uint64_t count, uint32_t root);
+
+/** Hold DATA packet m of a collective or receive not posted yet.
+ *  @return HCT_RX_HELD, or HCT_RX_REJECT when the table is full (the
+ *  packet comes again by retransmission). */
+enum hct_rx_verdict hc_coll_hold(struct hc_coll *c, uint32_t src,
+				 const struct hct_data_desc *d,
+				 const uint8_t *payload, struct rte_mbuf *m);
+
+/**
+ * Validate a send (buf read) or receive (buf written) of count elements
+ * of dtype to or from comm rank peer, and assign its sequence number in
+ * that direction. Application thread.
+ * @return 0, -HC_ERR_INVAL (NULL comm, unknown dtype, peer outside
+ *         0..n-1, NULL buf with count > 0, count above 2^61),
+ *         -HC_ERR_UNSUPPORTED (peer is this rank).
+ */
+int hc_p2p_prepare(struct hc_comm *comm, struct hc_coll_op *op,
+		   enum hc_coll_kind kind, void *buf, uint64_t count,
+		   enum hc_dtype dtype, int peer);
+
+/** Engine thread: start a prepared send or receive (no sequence order
+ *  with collectives). */
+void hc_p2p_start(struct hc_coll_op *op);
+
+/** A DATA packet of comm with a p2p step from world rank src (m NULL:
+ *  a held one being delivered). */
+enum hct_rx_verdict hc_p2p_data(struct hc_coll *c, struct hc_comm *comm,
+				uint32_t src, const struct hct_data_desc *d,
+				const uint8_t *payload, struct rte_mbuf *m);
 
 /** Comm rank of a world rank in comm, or UINT32_MAX. */
 uint32_t hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank);

@@ -49,8 +49,12 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	comm->world = calloc(size, sizeof(*comm->world));
 	comm->of_world = malloc(world_size * sizeof(*comm->of_world));
 	comm->abort_msgs = calloc(size, sizeof(*comm->abort_msgs));
+	comm->p2p_tx_seq = calloc(size, sizeof(*comm->p2p_tx_seq));
+	comm->p2p_rx_seq = calloc(size, sizeof(*comm->p2p_rx_seq));
+	comm->p2p_rx_posted = calloc(size, sizeof(*comm->p2p_rx_posted));
 	if (comm->world == NULL || comm->of_world == NULL ||
-	    comm->abort_msgs == NULL) {
+	    comm->abort_msgs == NULL || comm->p2p_tx_seq == NULL ||
+	    comm->p2p_rx_seq == NULL || comm->p2p_rx_posted == NULL) {
 		hc_comm_fini(comm);
 		return -HC_ERR_NOMEM;
 	}
@@ -64,6 +68,7 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	comm->owner = owner;
 	TAILQ_INIT(&comm->pending);
 	TAILQ_INIT(&comm->active);
+	TAILQ_INIT(&comm->p2p);
 	comm->id = id;
 	comm->rank = rank;
 	comm->size = size;
@@ -106,6 +111,12 @@ hc_comm_fini(struct hc_comm *comm)
 	free(comm->world);
 	free(comm->of_world);
 	free(comm->abort_msgs);
+	free(comm->p2p_tx_seq);
+	free(comm->p2p_rx_seq);
+	free(comm->p2p_rx_posted);
+	comm->p2p_tx_seq = NULL;
+	comm->p2p_rx_seq = NULL;
+	comm->p2p_rx_posted = NULL;
 	comm->world = NULL;
 	comm->of_world = NULL;
 	comm->abort_msgs = NULL;
@@ -143,9 +154,9 @@ hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank)
 }
 
 /* FNV-1a (Fowler, Noll, Vo) over the arguments every rank must agree on. */
-static uint32_t
-signature(enum hc_coll_kind kind, enum hc_dtype dtype, enum hc_op op,
-	  uint64_t count, uint32_t root)
+uint32_t
+hc_coll_signature(enum hc_coll_kind kind, enum hc_dtype dtype, enum hc_op op,
+		  uint64_t count, uint32_t root)
 {
 	uint64_t words[5] = { kind, dtype, op, count, root };
 	const uint8_t *b = (const uint8_t *)words;
@@ -169,7 +180,7 @@ drain_unexpected(struct hc_coll *c, struct hc_coll_op *op)
 		/* A done op still takes signatures and ABORTs (rooted
 		 * collectives: the data part may finish first). */
 		if (u->d.comm_id != op->comm->id || u->d.coll_seq != op->seq ||
-		    op->status != 0 ||
+		    hc_coll_step_p2p(u->d.step) || op->status != 0 ||
 		    (op->done && u->d.step != HC_STEP_SIG &&
 		     u->d.step != HC_STEP_ABORT)) {
 			c->unexp[kept++] = *u;
@@ -264,7 +275,7 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 	op->kind = kind;
 	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
 	op->root = root;
-	op->sig = signature(kind, dtype, rop, count, root);
+	op->sig = hc_coll_signature(kind, dtype, rop, count, root);
 	op->dtype = dtype;
 	op->op = rop;
 	op->count = count;
@@ -423,7 +434,7 @@ hc_coll_prepare_v(struct hc_comm *comm, struct hc_coll_op *op,
 	op->comm = comm;
 	op->kind = kind;
 	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
-	op->sig = signature(kind, dtype, rop, counts_hash(counts, n), 0);
+	op->sig = hc_coll_signature(kind, dtype, rop, counts_hash(counts, n), 0);
 	op->dtype = dtype;
 	op->op = rop;
 	op->count = counts[me];
@@ -638,6 +649,10 @@ hc_coll_submit(struct hc_coll_op *op)
 	struct hc_comm *comm = op->comm;
 	struct hc_coll_op *p;
 
+	if (hc_coll_kind_p2p(op->kind)) {
+		hc_p2p_start(op);
+		return;
+	}
 	/* Keep pending sorted by sequence number (wrap-safe). */
 	TAILQ_FOREACH(p, &comm->pending, link)
 		if (hct_psn_lt(op->seq, p->seq))
@@ -655,13 +670,32 @@ hc_coll_submit(struct hc_coll_op *op)
 	}
 }
 
+/* The communicator failed with err: it accepts no new work, and its
+ * sends and receives in flight end (with err when the lost peer is
+ * theirs, else HC_ERR_ABORTED). lost: the comm rank of a lost peer, or
+ * UINT32_MAX. */
+static void
+comm_fail(struct hc_comm *comm, int err, uint32_t lost)
+{
+	struct hc_coll_op *op, *next;
+
+	comm->error = err;
+	for (op = TAILQ_FIRST(&comm->p2p); op != NULL; op = next) {
+		next = TAILQ_NEXT(op, link);
+		hc_coll_op_fail(op, op->root == lost ? err : -HC_ERR_ABORTED);
+	}
+}
+
 void
 hc_coll_op_fail(struct hc_coll_op *op, int err)
 {
 	if (op->status != 0 || hc_coll_op_complete(op))
 		return;
 	op->status = err;
-	op->comm->error = err;
+	/* A failed send or receive fails itself only: the streams stay
+	 * matched by their sequence numbers. */
+	if (!hc_coll_kind_p2p(op->kind) && op->comm->error == 0)
+		comm_fail(op->comm, err, UINT32_MAX);
 	/* Queued messages point into op's buffers, which the caller gets
 	 * back now. */
 	hct_cancel_owner(op->comm->coll->hct, op);
@@ -671,7 +705,8 @@ void
 hc_coll_op_end(struct hc_coll_op *op)
 {
 	if (op->started) {
-		TAILQ_REMOVE(&op->comm->active, op, link);
+		TAILQ_REMOVE(hc_coll_kind_p2p(op->kind) ? &op->comm->p2p :
+			     &op->comm->active, op, link);
 		op->started = 0;
 	}
 	if (op->pending) {
@@ -692,6 +727,18 @@ hc_coll_op_end(struct hc_coll_op *op)
 }
 
 enum hct_rx_verdict
+hc_coll_hold(struct hc_coll *c, uint32_t src, const struct hct_data_desc *d,
+	     const uint8_t *payload, struct rte_mbuf *m)
+{
+	if (c->unexp_len == c->unexp_max)
+		return HCT_RX_REJECT;
+	c->unexp[c->unexp_len++] = (struct hc_unexpected){
+		.m = m, .src = src, .d = *d, .payload = payload };
+	c->stats.unexpected_held++;
+	return HCT_RX_HELD;
+}
+
+enum hct_rx_verdict
 hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 	     const uint8_t *payload, struct rte_mbuf *m)
 {
@@ -704,6 +751,8 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		c->stats.stale_rx++;
 		return HCT_RX_CONSUMED;
 	}
+	if (comm != NULL && hc_coll_step_p2p(d->step))
+		return hc_p2p_data(c, comm, src, d, payload, m);
 	if (comm != NULL)
 		TAILQ_FOREACH(op, &comm->active, link)
 			if (op->seq == d->coll_seq)
@@ -720,7 +769,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		       src);
 		TAILQ_FOREACH(op, &comm->active, link)
 			hc_coll_op_fail(op, -HC_ERR_ABORTED);
-		comm->error = -HC_ERR_ABORTED;
+		comm_fail(comm, -HC_ERR_ABORTED, UINT32_MAX);
 		return HCT_RX_CONSUMED;
 	}
 	if (op == NULL) {
@@ -729,12 +778,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 			c->stats.stale_rx++; /* a finished collective's */
 			return HCT_RX_CONSUMED;
 		}
-		if (c->unexp_len == c->unexp_max)
-			return HCT_RX_REJECT;
-		c->unexp[c->unexp_len++] = (struct hc_unexpected){
-			.m = m, .src = src, .d = *d, .payload = payload };
-		c->stats.unexpected_held++;
-		return HCT_RX_HELD;
+		return hc_coll_hold(c, src, d, payload, m);
 	}
 	/* A done op still counts signatures: its data part may finish
 	 * before every rank's signature arrived. */
@@ -810,8 +854,8 @@ hc_coll_peer_lost(void *ctx, uint32_t rank)
 
 		if (hc_comm_rank_of(comm, rank) == UINT32_MAX)
 			continue;
+		comm_fail(comm, -HC_ERR_PEER_LOST, hc_comm_rank_of(comm, rank));
 		TAILQ_FOREACH(op, &comm->active, link)
 			hc_coll_op_fail(op, -HC_ERR_PEER_LOST);
-		comm->error = -HC_ERR_PEER_LOST;
 	}
 }

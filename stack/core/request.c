@@ -4,6 +4,7 @@
  * the engine (its lcore, or the waiting caller) runs them, completion is
  * published through the request's state (release/acquire).
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <rte_spinlock.h>
@@ -102,6 +103,38 @@ submit_v(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
 	rc = hc_coll_prepare_v(comm, &req->op, kind, sendbuf, recvbuf, counts,
 			       displs, dtype, op);
 	return request_queue(comm, req, rc, opts, out);
+}
+
+/* Queue a send or receive. */
+static int
+submit_p2p(struct hc_comm *comm, enum hc_coll_kind kind, void *buf,
+	   uint64_t count, enum hc_dtype dtype, int peer,
+	   const struct hc_op_opts *opts, struct hc_request **out)
+{
+	struct hc_request *req;
+	int rc = request_new(comm, opts, out, &req);
+
+	if (rc != 0)
+		return rc;
+	rc = hc_p2p_prepare(comm, &req->op, kind, buf, count, dtype, peer);
+	return request_queue(comm, req, rc, opts, out);
+}
+
+int
+hc_isend(struct hc_comm *comm, const void *buf, uint64_t count,
+	 enum hc_dtype dtype, int peer, const struct hc_op_opts *opts,
+	 struct hc_request **req)
+{
+	return submit_p2p(comm, HC_COLL_SEND, (void *)(uintptr_t)buf, count,
+			  dtype, peer, opts, req);
+}
+
+int
+hc_irecv(struct hc_comm *comm, void *buf, uint64_t count, enum hc_dtype dtype,
+	 int peer, const struct hc_op_opts *opts, struct hc_request **req)
+{
+	return submit_p2p(comm, HC_COLL_RECV, buf, count, dtype, peer, opts,
+			  req);
 }
 
 int
@@ -297,6 +330,26 @@ hc_allgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	struct hc_request *req;
 	int rc = hc_iallgatherv(comm, sendbuf, recvbuf, recvcounts, displs,
 				dtype, NULL, &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_send(struct hc_comm *comm, const void *buf, uint64_t count,
+	enum hc_dtype dtype, int peer)
+{
+	struct hc_request *req;
+	int rc = hc_isend(comm, buf, count, dtype, peer, NULL, &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_recv(struct hc_comm *comm, void *buf, uint64_t count, enum hc_dtype dtype,
+	int peer)
+{
+	struct hc_request *req;
+	int rc = hc_irecv(comm, buf, count, dtype, peer, NULL, &req);
 
 	return rc != 0 ? rc : hc_wait(req);
 }

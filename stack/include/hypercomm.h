@@ -435,6 +435,55 @@ int hc_ibarrier(struct hc_comm *comm, const struct hc_op_opts *opts,
 		struct hc_request **req);
 
 /**
+ * Point-to-point send of count elements of dtype at buf to comm rank
+ * peer, matched as NCCL's ncclSend/ncclRecv: no tags; the k-th send from
+ * rank a to rank b on comm matches the k-th receive b posts from a
+ * (sends and receives of one pair, one direction, must be issued in one
+ * order by the application; other pairs and collectives are independent
+ * of them). Blocking: returns when buf may be reused (its bytes are in
+ * the transport, which delivers them reliably), not when the receive
+ * completed; a disagreement in size or dtype is reported at the receiver
+ * only. As MPI_Send, a send may wait for the matching receive: the peer
+ * holds at most [coll] unexpected_max packets of receives not posted
+ * yet, so two ranks that both block in a large hc_send to each other
+ * before receiving deadlock (until the timeout); post the receive first
+ * (hc_irecv) or order the calls. count 0 sends an empty message that a count-0 receive matches.
+ * A send or receive that fails does not fail the communicator; a
+ * communicator that failed (a collective failed, a peer was lost) ends
+ * its sends and receives in flight with -HC_ERR_ABORTED (-HC_ERR_PEER_LOST
+ * for the lost peer's) and refuses new ones with -HC_ERR_ABORTED.
+ *
+ * @return 0, -HC_ERR_INVAL (NULL comm, unknown dtype, peer outside
+ *         0..n-1, NULL buf with count > 0), -HC_ERR_UNSUPPORTED (peer is
+ *         this rank), -HC_ERR_NOMEM, -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST,
+ *         -HC_ERR_ABORTED.
+ */
+int hc_send(struct hc_comm *comm, const void *buf, uint64_t count,
+	    enum hc_dtype dtype, int peer);
+
+/**
+ * Point-to-point receive of count elements of dtype into buf from comm
+ * rank peer; matching as hc_send. Returns when every byte arrived. The
+ * matching send must have the same dtype and count: otherwise
+ * -HC_ERR_MISMATCH here (never a truncation; buf may then hold part of
+ * the data).
+ * @return as hc_send, and -HC_ERR_MISMATCH.
+ */
+int hc_recv(struct hc_comm *comm, void *buf, uint64_t count,
+	    enum hc_dtype dtype, int peer);
+
+/** Non-blocking hc_send; see hc_iallreduce for opts and req. buf belongs
+ *  to the send until the request completes. */
+int hc_isend(struct hc_comm *comm, const void *buf, uint64_t count,
+	     enum hc_dtype dtype, int peer, const struct hc_op_opts *opts,
+	     struct hc_request **req);
+
+/** Non-blocking hc_recv; see hc_iallreduce for opts and req. */
+int hc_irecv(struct hc_comm *comm, void *buf, uint64_t count,
+	     enum hc_dtype dtype, int peer, const struct hc_op_opts *opts,
+	     struct hc_request **req);
+
+/**
  * Text of an error code; accepts err and -err. Never NULL.
  */
 const char *hc_strerror(int err);
