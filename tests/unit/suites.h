@@ -39,5 +39,6 @@ void add_ring_plan_suite(void);
 void add_reduce_suite(void);
 void add_config_suite(void);
 void add_accum_suite(void);
+void add_prepare_suite(void);
 
 #endif /* HC_TESTS_UNIT_SUITES_H */
