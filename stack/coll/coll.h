@@ -298,6 +298,12 @@ int hc_coll_prepare_v(struct hc_comm *comm, struct hc_coll_op *op,
  */
 void hc_coll_submit(struct hc_coll_op *op);
 
+/** Whether a prepared op is consistent (dtype, op, sizes, root, kernel):
+ *  the engine's own check of what an application thread handed it; an op
+ *  that fails it ends with HC_ERR_INTERNAL and fails its communicator
+ *  (collectives) instead of reaching the algorithms. */
+int hc_coll_op_valid(const struct hc_coll_op *op);
+
 /** Fail op with err (and its communicator), stop its sends. */
 void hc_coll_op_fail(struct hc_coll_op *op, int err);
 

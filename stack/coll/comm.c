@@ -586,6 +586,25 @@ broadcast_abort(struct hc_comm *comm, uint32_t seq, int err)
 	}
 }
 
+static void comm_fail(struct hc_comm *comm, int err, uint32_t lost);
+
+int
+hc_coll_op_valid(const struct hc_coll_op *op)
+{
+	int reduces = op->kind == HC_COLL_ALLREDUCE ||
+		      op->kind == HC_COLL_REDUCE_SCATTER ||
+		      op->kind == HC_COLL_REDUCE_SCATTERV ||
+		      op->kind == HC_COLL_REDUCE;
+
+	return (unsigned int)op->dtype < HC_DTYPE__MAX &&
+	       (unsigned int)op->op < HC_OP__MAX &&
+	       op->elem_size == hc_dtype_size(op->dtype) &&
+	       (unsigned int)op->acc < HC_DTYPE__MAX &&
+	       op->acc_size == hc_dtype_size(op->acc) &&
+	       (!reduces || op->total == 0 || op->reduce != NULL) &&
+	       op->root < op->comm->size && op->algo != NULL;
+}
+
 /* Start op (its turn in sequence order has come). */
 static void
 op_start(struct hc_coll_op *op)
@@ -596,6 +615,17 @@ op_start(struct hc_coll_op *op)
 	comm->start_seq++;
 	if (comm->error != 0) {
 		op->status = -HC_ERR_ABORTED;
+		return;
+	}
+	if (!hc_coll_op_valid(op)) {
+		/* The peers cannot complete it without us: they learn at
+		 * once instead of at their timeout (C19). */
+		HC_LOG(ERR, COLL, "collective %u: invalid on the engine "
+		       "(kind %d, dtype %d, op %d, root %u)", op->seq, op->kind,
+		       op->dtype, op->op, op->root);
+		op->status = -HC_ERR_INTERNAL;
+		comm_fail(comm, op->status, UINT32_MAX);
+		broadcast_abort(comm, op->seq, op->status);
 		return;
 	}
 	if (op->total == 0 && comm->size == 1) {

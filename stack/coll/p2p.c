@@ -136,6 +136,13 @@ hc_p2p_start(struct hc_coll_op *op)
 		op->status = -HC_ERR_ABORTED;
 		return;
 	}
+	if (!hc_coll_op_valid(op)) {
+		HC_LOG(ERR, COLL, "%s %u: invalid on the engine (dtype %d, "
+		       "peer %u)", op->kind == HC_COLL_SEND ? "send" :
+		       "receive", op->seq, op->dtype, op->root);
+		op->status = -HC_ERR_INTERNAL;
+		return;
+	}
 	g = calloc(1, sizeof(*g));
 	if (g == NULL) {
 		op->status = -HC_ERR_NOMEM;

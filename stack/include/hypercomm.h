@@ -246,7 +246,10 @@ float hc_bfloat16_to_float(uint16_t h);
  * @param count  elements per rank (64-bit: buffers above 2^31 are fine).
  * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_TIMEOUT,
  *         -HC_ERR_PEER_LOST, -HC_ERR_MISMATCH (a peer's DATA carried
- *         another signature for this collective), -HC_ERR_ABORTED.
+ *         another signature for this collective), -HC_ERR_ABORTED,
+ *         -HC_ERR_INTERNAL (the engine found the request inconsistent,
+ *         e.g. its memory overwritten after submission; the
+ *         communicator fails and its peers get HC_ERR_INTERNAL too).
  */
 int hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		 uint64_t count, enum hc_dtype dtype, enum hc_op op);

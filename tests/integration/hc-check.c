@@ -43,6 +43,8 @@
  *   fault   like quick, and asserts the fault injector dropped DATA and
  *           the transport retransmitted (run with HC_FAULT_DROP_DATA_PCT)
  *   async   64 all-reduces in flight, hc_wait_all
+ *   c19     (with HC_FAULT_DROP_DATA_PCT=100) a transport fault on the
+ *           engine reaches the caller's wait as HC_ERR_PEER_LOST
  *   c15     the last rank leaves after 99 of 100 all-reduces
  *   c16kill the last rank is killed with SIGKILL mid-collective (64 MiB)
  *   c16stop the last rank is stopped with SIGSTOP mid-collective
@@ -1414,6 +1416,39 @@ suite_c05(const char *how)
 	free(x);
 }
 
+/* C19, transport side (run with HC_FAULT_DROP_DATA_PCT=100): every DATA
+ * packet is dropped, so the retry budget runs out on the engine; that
+ * error reaches the application's wait, and the communicator then
+ * refuses collectives and sends with HC_ERR_ABORTED. (The engine-side
+ * check of a smuggled dtype is a unit test: the API cannot smuggle.) */
+static void
+suite_c19(void)
+{
+	struct hc_op_opts opts = { HC_PRIO_NORMAL, 30000 };
+	struct hc_request *req;
+	int32_t x[1000] = { 0 };
+	double t0 = now_s(), dt;
+	int rc;
+	char why[160];
+
+	rc = hc_iallreduce(comm, x, x, 1000, HC_DTYPE_INT32, HC_OP_SUM, &opts,
+			   &req);
+	if (rc == 0)
+		rc = hc_wait(req);
+	dt = now_s() - t0;
+	snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc), dt);
+	/* 12 RTOs, doubling from 20 ms up to 500 ms: about 4 s */
+	local_verdict("C19 every DATA dropped: the wait gets HC_ERR_PEER_LOST "
+		      "within 10 s", rc == -HC_ERR_PEER_LOST && dt < 10.0, why);
+	rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_INT32, HC_OP_SUM);
+	local_verdict("C19 then a collective gets HC_ERR_ABORTED",
+		      rc == -HC_ERR_ABORTED, hc_strerror(rc));
+	rc = nranks > 1 ? hc_send(comm, x, 1, HC_DTYPE_INT32,
+				  (rank + 1) % nranks) : -HC_ERR_ABORTED;
+	local_verdict("C19 and a send gets HC_ERR_ABORTED",
+		      rc == -HC_ERR_ABORTED, hc_strerror(rc));
+}
+
 /* C15: the last rank leaves after 99 of 100 all-reduces. */
 static void
 suite_c15(void)
@@ -1569,6 +1604,8 @@ main(int argc, char **argv)
 		suite_fault();
 	else if (strcmp(suite, "async") == 0)
 		suite_async();
+	else if (strcmp(suite, "c19") == 0)
+		suite_c19();
 	else if (strcmp(suite, "c15") == 0)
 		suite_c15();
 	else if (strcmp(suite, "c16kill") == 0)

@@ -216,7 +216,49 @@ test_plan_v(void)
 	CU_ASSERT_EQUAL(hc_ring_slice_of(&p, 3, 1000012), p.nslices);
 }
 
+/* C19: an op that reaches the engine inconsistent (a dtype smuggled past
+ * the API, a missing kernel) ends with HC_ERR_INTERNAL in its status,
+ * which is what hc_wait returns, and fails the communicator; nothing is
+ * touched (a communicator of one rank: no peer to tell). */
+static void
+test_engine_check(void)
+{
+	static const uint32_t world[1] = { 0 };
+	int32_t a[4] = { 1, 2, 3, 4 }, b[4] = { 0 };
+	struct hc_coll_op op, next;
+	struct hc_comm comm;
+
+	CU_ASSERT_EQUAL_FATAL(hc_comm_init(&comm, &coll, NULL, 0, 0, 1, world,
+					   1), 0);
+	CU_ASSERT_EQUAL(hc_coll_prepare(&comm, &op, HC_COLL_ALLREDUCE, a, b, 4,
+					HC_DTYPE_INT32, HC_OP_SUM, 0), 0);
+	CU_ASSERT_TRUE(hc_coll_op_valid(&op));
+	op.dtype = (enum hc_dtype)42;
+	CU_ASSERT_FALSE(hc_coll_op_valid(&op));
+	hc_coll_submit(&op);
+	CU_ASSERT_EQUAL(op.status, -HC_ERR_INTERNAL);
+	CU_ASSERT_FALSE(op.done);
+	CU_ASSERT_EQUAL(b[0], 0);
+	CU_ASSERT_EQUAL(comm.error, -HC_ERR_INTERNAL);
+	hc_coll_op_end(&op);
+	CU_ASSERT_EQUAL(hc_coll_prepare(&comm, &next, HC_COLL_ALLREDUCE, a, b,
+					4, HC_DTYPE_INT32, HC_OP_SUM, 0), 0);
+	hc_coll_submit(&next);
+	CU_ASSERT_EQUAL(next.status, -HC_ERR_ABORTED);
+	hc_coll_op_end(&next);
+	/* a reduction without its kernel; a root outside the communicator */
+	CU_ASSERT_EQUAL(hc_coll_prepare(&comm, &op, HC_COLL_REDUCE, a, b, 4,
+					HC_DTYPE_INT32, HC_OP_MAX, 0), 0);
+	op.reduce = NULL;
+	CU_ASSERT_FALSE(hc_coll_op_valid(&op));
+	op.reduce = next.reduce;
+	op.root = 1;
+	CU_ASSERT_FALSE(hc_coll_op_valid(&op));
+	hc_comm_fini(&comm);
+}
+
 static CU_TestInfo tests[] = {
+	{ "C19 engine-side check of a smuggled op", test_engine_check },
 	{ "reduce-scatterv arguments", test_rsv_args },
 	{ "all-gatherv arguments", test_agv_args },
 	{ "send/receive arguments and sequence numbers", test_p2p_args },
