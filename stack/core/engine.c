@@ -336,8 +336,14 @@ bring_up(struct hc_ctx *ctx)
 	tc.keepalive_ns = cfg->keepalive_ms * HC_NS_PER_MS;
 	tc.peer_timeout_ns = cfg->peer_timeout_ms * HC_NS_PER_MS;
 	tc.always_on = ctx->engine_lcore != RTE_MAX_LCORE;
+	/* rte_rand() is seeded once per program, by a constructor: two
+	 * processes forked after it (a launcher that forks its ranks, or a
+	 * rank restarted by a forking parent) would draw the same nonce and
+	 * pass for one incarnation (C21). The TSC and the PID tell them
+	 * apart. */
 	do
-		tc.nonce = (uint32_t)rte_rand();
+		tc.nonce = (uint32_t)(rte_rand() ^ rte_rdtsc() ^
+				      ((uint64_t)getpid() << 16));
 	while (tc.nonce == 0);
 	rc = hct_init(&ctx->hct, &ctx->net, &ctx->clk, &tc, &up, &ctx->coll);
 	if (rc != 0)
@@ -355,12 +361,12 @@ bring_up(struct hc_ctx *ctx)
 	return 0;
 }
 
-/* Exchange HELLOs until every peer answered. */
+/* Exchange HELLOs until every peer answered, at most until deadline
+ * (init_timeout_ms from hc_init's start, so that the port and ARP set-up
+ * count too: hc_init returns within the timeout, C18). */
 static int
-meet_peers(struct hc_ctx *ctx)
+meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 {
-	uint64_t deadline = hc_clock_now(&ctx->clk) +
-			    ctx->cfg.init_timeout_ms * HC_NS_PER_MS;
 	uint32_t want = ctx->cfg.world_size - 1, i;
 	char missing[512];
 	size_t len = 0;
@@ -389,6 +395,7 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	struct hc_init_params def = { NULL, -1, 0, HC_PROGRESS_AUTO };
 	struct hc_ctx *ctx;
 	const char *path;
+	uint64_t deadline;
 	int rank, rc;
 
 	if (out == NULL)
@@ -423,13 +430,15 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	}
 	ctx->rank = (uint32_t)rank;
 	hc_clock_init_tsc(&ctx->clk);
+	deadline = hc_clock_now(&ctx->clk) +
+		   ctx->cfg.init_timeout_ms * HC_NS_PER_MS;
 	__cds_wfcq_init(&ctx->qhead, &ctx->qtail);
 	TAILQ_INIT(&ctx->inflight);
 	rte_spinlock_init(&ctx->progress_lock);
 	ctx->engine_lcore = pick_engine_lcore(params->progress);
 	rc = bring_up(ctx);
 	if (rc == 0)
-		rc = meet_peers(ctx);
+		rc = meet_peers(ctx, deadline);
 	if (rc == 0 && ctx->engine_lcore != RTE_MAX_LCORE &&
 	    rte_eal_remote_launch(engine_main, ctx, ctx->engine_lcore) != 0) {
 		HC_LOG(ERR, CORE, "cannot start the engine on lcore %u",

@@ -157,7 +157,8 @@ struct hc_request;
 /**
  * Start this rank: load and check the cluster file, bring up the DPDK port
  * named by `[rank.R] port`, resolve every peer (ARP) and wait until every
- * peer has answered a HELLO (at most [engine] init_timeout_ms).
+ * peer has answered a HELLO (hc_init returns within [engine]
+ * init_timeout_ms of its start, plus scheduling slack).
  *
  * rte_eal_init() must have succeeded before.
  *

@@ -43,6 +43,11 @@
  *   fault   like quick, and asserts the fault injector dropped DATA and
  *           the transport retransmitted (run with HC_FAULT_DROP_DATA_PCT)
  *   async   64 all-reduces in flight, hc_wait_all
+ *   c18     the last rank starts after the others' init timeout: they
+ *           get HC_ERR_INIT_TIMEOUT naming it, retry and succeed
+ *   c21     the last rank is killed mid-collective and restarted with
+ *           the same rank id: the old world fails on the survivors, who
+ *           hc_finalize and hc_init a new one with it; exact all-reduce
  *   c19     (with HC_FAULT_DROP_DATA_PCT=100) a transport fault on the
  *           engine reaches the caller's wait as HC_ERR_PEER_LOST
  *   c15     the last rank leaves after 99 of 100 all-reduces
@@ -77,6 +82,7 @@
 
 #include <rte_common.h>
 #include <rte_eal.h>
+#include <rte_log.h>
 
 #include "hypercomm.h"
 #include "pattern.h"
@@ -1449,6 +1455,179 @@ suite_c19(void)
 		      rc == -HC_ERR_ABORTED, hc_strerror(rc));
 }
 
+static int
+env_int(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL ? atoi(v) : -1;
+}
+
+/* C18: the last rank starts 1.5 s after the others' init timeout (10 s,
+ * [engine] init_timeout_ms). The others: hc_init fails with
+ * HC_ERR_INIT_TIMEOUT within 10..11 s and its log names the last rank,
+ * and only it; then they retry and succeed once it is up.
+ * @return hc_init's result for main. */
+static int
+c18_init(void)
+{
+	int me = env_int("HC_RANK"), n = env_int("HC_WORLD_SIZE"), rc, ok;
+	char *text = NULL, want[64], why[200];
+	size_t len = 0;
+	double t0, dt;
+	FILE *mem;
+
+	if (me == n - 1) {
+		sleep_s(11.5);
+		return hc_init(NULL, &ctx);
+	}
+	mem = open_memstream(&text, &len);
+	if (mem == NULL || rte_openlog_stream(mem) != 0) {
+		local_verdict("C18 capture the log", 0, "open_memstream");
+		return -HC_ERR_INTERNAL;
+	}
+	t0 = now_s();
+	rc = hc_init(NULL, &ctx);
+	dt = now_s() - t0;
+	rte_openlog_stream(NULL);
+	fclose(mem);
+	fputs(text, stderr); /* the log stays visible */
+	snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc), dt);
+	local_verdict("C18 hc_init with the last rank missing: "
+		      "HC_ERR_INIT_TIMEOUT after 10..11 s",
+		      rc == -HC_ERR_INIT_TIMEOUT && dt >= 9.99 && dt <= 11.0,
+		      why);
+	snprintf(want, sizeof(want), "from rank(s) %d\n", n - 1);
+	ok = text != NULL && strstr(text, want) != NULL;
+	snprintf(why, sizeof(why), "no line ending in '%.*s' in the log",
+		 (int)strlen(want) - 1, want);
+	local_verdict("C18 the error names the missing rank, only it", ok,
+		      why);
+	free(text);
+	if (rc == 0)
+		hc_finalize(ctx);
+	t0 = now_s();
+	rc = hc_init(NULL, &ctx);
+	snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc),
+		 now_s() - t0);
+	local_verdict("C18 hc_init again, the missing rank started: success",
+		      rc == 0, why);
+	return rc;
+}
+
+/* After C18's init: every rank, the late one too, runs one exact
+ * all-reduce. */
+static void
+suite_c18(void)
+{
+	char why[160] = "";
+
+	verdict("C18 after the retry: all-reduce of 100003 int32, exact",
+		check_allreduce(100003, HC_DTYPE_INT32, HC_OP_SUM, 0, why,
+				sizeof(why)), why);
+}
+
+/* C21 roles of the last rank: the first incarnation is a child that
+ * kills itself mid-collective; the parent (no EAL yet at the fork) waits
+ * for it, then starts again with the same rank id. */
+enum { C21_NONE, C21_VICTIM, C21_RESTARTED };
+static int c21_role = C21_NONE;
+
+static int
+c21_fork(void)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		c21_role = C21_VICTIM;
+		return 0;
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	c21_role = C21_RESTARTED;
+	local_verdict("C21 the first incarnation of the last rank was killed "
+		      "(SIGKILL)", WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		      "it ended otherwise");
+	return 0;
+}
+
+/* C21: the last rank is killed in the middle of a 16 MiB all-reduce and
+ * started again with the same rank id. Survivors: the old communicator
+ * fails (HC_ERR_PEER_LOST within the liveness timeout + 1 s; its new
+ * incarnation's HELLO may tell them sooner), then refuses work
+ * (HC_ERR_ABORTED); no crash; hc_finalize, then hc_init forms a new world
+ * with the restarted rank, and an all-reduce over it is exact. */
+static void
+suite_c21(void)
+{
+	uint64_t count = (16u << 20) / sizeof(float);
+	float *x = calloc(count, sizeof(float));
+	struct hc_request *req;
+	double t0;
+	int rc;
+	char why[160] = "";
+
+	if (c21_role != C21_RESTARTED) {
+		rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_FLOAT32, HC_OP_SUM);
+		if (!local_verdict("C21 all ranks up", rc == 0,
+				   hc_strerror(rc)))
+			goto out;
+		t0 = now_s();
+		rc = hc_iallreduce(comm, x, x, count, HC_DTYPE_FLOAT32,
+				   HC_OP_SUM, NULL, &req);
+		if (!local_verdict("C21 submit", rc == 0, hc_strerror(rc)))
+			goto out;
+		if (c21_role == C21_VICTIM) {
+			sleep_s(0.3);
+			raise(SIGKILL);
+		}
+		rc = hc_wait(req);
+		snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc),
+			 now_s() - t0);
+		local_verdict("C21 the old communicator fails: "
+			      "HC_ERR_PEER_LOST within 4 s",
+			      rc == -HC_ERR_PEER_LOST && now_s() - t0 <= 4.0,
+			      why);
+		rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_FLOAT32, HC_OP_SUM);
+		local_verdict("C21 the old communicator refuses new work",
+			      rc == -HC_ERR_ABORTED, hc_strerror(rc));
+		rc = hc_finalize(ctx);
+		local_verdict("C21 hc_finalize of the old instance returns",
+			      rc == 0 || rc == -HC_ERR_TIMEOUT,
+			      hc_strerror(rc));
+		ctx = NULL;
+		t0 = now_s();
+		rc = hc_init(NULL, &ctx);
+		snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc),
+			 now_s() - t0);
+		if (!local_verdict("C21 hc_init again with the restarted rank",
+				   rc == 0, why)) {
+			ctx = NULL;
+			goto out;
+		}
+		comm = hc_comm_world(ctx);
+	}
+	verdict("C21 the new world: all-reduce of 100003 int32, exact",
+		check_allreduce(100003, HC_DTYPE_INT32, HC_OP_SUM, 0, why,
+				sizeof(why)), why);
+out:
+	free(x);
+}
+
+/* The suite named on the command line (-s NAME), before the EAL parsed
+ * it. */
+static const char *
+early_suite(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc - 1; i++)
+		if (strcmp(argv[i], "-s") == 0)
+			return argv[i + 1];
+	return "";
+}
+
 /* C15: the last rank leaves after 99 of 100 all-reduces. */
 static void
 suite_c15(void)
@@ -1542,6 +1721,15 @@ main(int argc, char **argv)
 	const char *suite = "quick";
 	int ret, c, rc;
 
+	rank = env_int("HC_RANK"); /* for lines printed before hc_init */
+	/* C21: the last rank's first incarnation is a child; the parent
+	 * runs the second one, from a clean start (no EAL before fork). */
+	if (strcmp(early_suite(argc, argv), "c21") == 0 &&
+	    env_int("HC_RANK") == env_int("HC_WORLD_SIZE") - 1 &&
+	    c21_fork() != 0) {
+		fprintf(stderr, "hc-check: c21: fork/wait failed\n");
+		return 2;
+	}
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "hc-check: EAL init failed\n");
@@ -1556,7 +1744,7 @@ main(int argc, char **argv)
 		}
 		suite = optarg;
 	}
-	rc = hc_init(NULL, &ctx);
+	rc = strcmp(suite, "c18") == 0 ? c18_init() : hc_init(NULL, &ctx);
 	if (rc != 0) {
 		fprintf(stderr, "hc-check: hc_init: %s\n", hc_strerror(rc));
 		return 2;
@@ -1604,6 +1792,10 @@ main(int argc, char **argv)
 		suite_fault();
 	else if (strcmp(suite, "async") == 0)
 		suite_async();
+	else if (strcmp(suite, "c18") == 0)
+		suite_c18();
+	else if (strcmp(suite, "c21") == 0)
+		suite_c21();
 	else if (strcmp(suite, "c19") == 0)
 		suite_c19();
 	else if (strcmp(suite, "c15") == 0)
@@ -1623,6 +1815,10 @@ main(int argc, char **argv)
 	if (rank == 0)
 		printf("hc-check %s: %d passed, %d failed\n", suite,
 		       cases - failures, failures);
+	if (ctx == NULL) { /* C21: the second hc_init failed */
+		rte_eal_cleanup();
+		return 1;
+	}
 	hc_finalize(ctx);
 	rte_eal_cleanup();
 	return failures != 0 ? 1 : 0;
