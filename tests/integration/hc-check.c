@@ -43,6 +43,10 @@
  *   fault   like quick, and asserts the fault injector dropped DATA and
  *           the transport retransmitted (run with HC_FAULT_DROP_DATA_PCT)
  *   async   64 all-reduces in flight, hc_wait_all
+ *   async2  64 requests of six kinds (all-reduce, reduce-scatterv,
+ *           all-gatherv, broadcast, reduce, send/receive) over 2
+ *           communicators in flight; 4 application threads at once, each
+ *           on its own communicator with all six kinds
  *   c18     the last rank starts after the others' init timeout: they
  *           get HC_ERR_INIT_TIMEOUT naming it, retry and succeed
  *   c21     the last rank is killed mid-collective and restarted with
@@ -1351,6 +1355,219 @@ suite_split(void)
 		"communicator, at once", ok, why);
 }
 
+/* One request of the mixed async suites: kind k of 7 on communicator c,
+ * variant i; its buffers, and what to expect. */
+struct aslot {
+	int kind, i, n, me;
+	int64_t *a, *b;        /* send (or in-place) and receive buffers */
+	uint64_t counts[64];
+	uint64_t len;          /* elements to check in b (or a) */
+};
+
+enum { AS_ALLREDUCE, AS_RSV, AS_AGV, AS_BCAST, AS_REDUCE, AS_P2P, AS__MAX };
+
+/* Expected element j of slot s's result at this rank; -1: unchecked. */
+static int64_t
+aslot_want(const struct aslot *s, uint64_t j)
+{
+	int64_t n = s->n, tri = n * (n - 1) / 2;
+	uint64_t off = 0, q = 0;
+
+	switch (s->kind) {
+	case AS_ALLREDUCE:
+		return tri + n * (int64_t)(j + s->i);
+	case AS_RSV:
+		for (q = 0; q < (uint64_t)s->me; q++)
+			off += s->counts[q];
+		return tri + n * (int64_t)(off + j);
+	case AS_AGV:
+		while (j >= s->counts[q])
+			j -= s->counts[q++];
+		return (int64_t)q * 1000 + (int64_t)j;
+	case AS_BCAST:
+		return (s->i % n) * 7 + (int64_t)j + s->i;
+	case AS_REDUCE:
+		return s->me == s->i % n ? tri + n * (int64_t)(j + s->i) : -1;
+	default: /* p2p from the left */
+		return ((s->me + n - 1) % n) * 100 + (int64_t)j + s->i;
+	}
+}
+
+/* Submit slot s (kind, i already set) on c: one request, two for p2p. */
+static int
+aslot_submit(struct hc_comm *c, struct aslot *s, struct hc_request **req,
+	     int *nreq)
+{
+	uint64_t j, total = 0, base = 200 + (uint64_t)s->i * 37;
+	int q, n = s->n = hc_comm_size(c), me = s->me = hc_comm_rank(c);
+	int rc;
+
+	for (q = 0; q < n && q < 64; q++) {
+		s->counts[q] = (uint64_t)(q + s->i) % 5 == 0 ? 0 :
+			       base + (uint64_t)q * 11;
+		total += s->counts[q];
+	}
+	s->len = s->kind == AS_RSV ? s->counts[me] :
+		 s->kind == AS_AGV ? total : base;
+	s->a = calloc(total + base + 1, sizeof(int64_t));
+	s->b = calloc(total + base + 1, sizeof(int64_t));
+	for (j = 0; j < total + base; j++)
+		s->a[j] = s->kind == AS_RSV ? me + (int64_t)j :
+			  s->kind == AS_AGV ? me * 1000 + (int64_t)j :
+			  s->kind == AS_BCAST ? (me == s->i % n ?
+				me * 7 + (int64_t)j + s->i : 0) :
+			  s->kind == AS_P2P ? me * 100 + (int64_t)j + s->i :
+			  me + (int64_t)j + s->i;
+	switch (s->kind) {
+	case AS_ALLREDUCE:
+		rc = hc_iallreduce(c, s->a, s->b, base, HC_DTYPE_INT64,
+				   HC_OP_SUM, NULL, &req[(*nreq)++]);
+		break;
+	case AS_RSV:
+		rc = hc_ireduce_scatterv(c, s->a, s->b, s->counts,
+					 HC_DTYPE_INT64, HC_OP_SUM, NULL,
+					 &req[(*nreq)++]);
+		break;
+	case AS_AGV:
+		rc = hc_iallgatherv(c, s->a, s->b, s->counts, NULL,
+				    HC_DTYPE_INT64, NULL, &req[(*nreq)++]);
+		break;
+	case AS_BCAST:
+		rc = hc_ibroadcast(c, s->a, s->b, base, HC_DTYPE_INT64,
+				   s->i % n, NULL, &req[(*nreq)++]);
+		break;
+	case AS_REDUCE:
+		rc = hc_ireduce(c, s->a, s->b, base, HC_DTYPE_INT64, HC_OP_SUM,
+				s->i % n, NULL, &req[(*nreq)++]);
+		break;
+	default:
+		if (n == 1) /* no peer: an all-reduce stands in */
+			return hc_iallreduce(c, s->a, s->b, 0, HC_DTYPE_INT64,
+					     HC_OP_SUM, NULL, &req[(*nreq)++]);
+		rc = hc_irecv(c, s->b, base, HC_DTYPE_INT64, (me + n - 1) % n,
+			      NULL, &req[(*nreq)++]);
+		if (rc == 0)
+			rc = hc_isend(c, s->a, base, HC_DTYPE_INT64,
+				      (me + 1) % n, NULL, &req[(*nreq)++]);
+		break;
+	}
+	return rc;
+}
+
+/* Check slot s's result and free its buffers. @return wrong elements. */
+static uint64_t
+aslot_check(struct aslot *s)
+{
+	uint64_t j, wrong = 0;
+
+	for (j = 0; j < s->len && !(s->kind == AS_P2P && s->n == 1); j++) {
+		int64_t want = aslot_want(s, j);
+
+		wrong += want >= 0 && s->b[j] != want;
+	}
+	free(s->a);
+	free(s->b);
+	return wrong;
+}
+
+/* async2: 64 requests of six kinds (all-reduce, reduce-scatterv,
+ * all-gatherv, broadcast, reduce, send/receive) in flight at once over
+ * two communicators, then waited for together; and 4 application threads
+ * at once, each driving its own communicator through 24 requests of all
+ * kinds, 8 in flight at a time. Every result exact. */
+struct athread {
+	struct hc_comm *c;
+	uint64_t wrong;
+	int rc;
+};
+
+static void *
+athread_main(void *p)
+{
+	struct athread *t = p;
+	struct aslot sl[8];
+	struct hc_request *req[16];
+	int round, k, nreq, rc;
+
+	t->wrong = 0;
+	t->rc = 0;
+	for (round = 0; round < 3 && t->rc == 0; round++) {
+		nreq = 0;
+		for (k = 0, rc = 0; k < 8 && rc == 0; k++) {
+			sl[k].kind = (k + round) % AS__MAX;
+			sl[k].i = round * 8 + k;
+			rc = aslot_submit(t->c, &sl[k], req, &nreq);
+		}
+		if (rc == 0)
+			rc = hc_wait_all(req, nreq, NULL);
+		for (nreq = 0; nreq < k; nreq++)
+			t->wrong += aslot_check(&sl[nreq]);
+		t->rc = rc;
+	}
+	return NULL;
+}
+
+static void
+suite_async2(void)
+{
+	enum { NSLOT = 54 }; /* 9 of 6 kinds; p2p takes 2: 63 requests */
+	struct aslot sl[NSLOT];
+	struct hc_request *req[2 * NSLOT];
+	struct hc_comm *dup = NULL, *tc[4];
+	struct athread ta[4];
+	pthread_t th[4];
+	uint64_t wrong = 0;
+	int k, nreq = 0, rc, ok;
+	char why[160] = "";
+
+	rc = hc_comm_split(comm, 0, rank, &dup);
+	if (!verdict("async2: a second communicator", rc == 0,
+		     hc_strerror(rc)))
+		return;
+	for (k = 0, rc = 0; k < NSLOT && rc == 0; k++) {
+		sl[k].kind = k % AS__MAX;
+		sl[k].i = k;
+		rc = aslot_submit(k % 2 ? dup : comm, &sl[k], req, &nreq);
+	}
+	/* one more all-reduce: 64 in flight */
+	{
+		int64_t one[4] = { rank, rank, rank, rank };
+
+		if (rc == 0)
+			rc = hc_iallreduce(dup, one, one, 4, HC_DTYPE_INT64,
+					   HC_OP_SUM, NULL, &req[nreq++]);
+		if (rc == 0)
+			rc = hc_wait_all(req, nreq, NULL);
+		for (int q = 0; q < k; q++)
+			wrong += aslot_check(&sl[q]);
+		wrong += rc == 0 && one[3] != (int64_t)nranks * (nranks - 1) / 2;
+	}
+	snprintf(why, sizeof(why), "%s, %" PRIu64 " wrong elements",
+		 hc_strerror(rc), wrong);
+	verdict("async2: 64 requests of 6 kinds over 2 communicators in "
+		"flight, exact", rc == 0 && wrong == 0 &&
+		nreq == 64 - (nranks == 1 ? NSLOT / AS__MAX : 0), why);
+	for (k = 0, rc = 0; k < 4 && rc == 0; k++)
+		rc = hc_comm_split(comm, 0, rank, &tc[k]);
+	if (!verdict("async2: 4 more communicators", rc == 0, hc_strerror(rc)))
+		return;
+	for (k = 0; k < 4; k++) {
+		ta[k].c = tc[k];
+		pthread_create(&th[k], NULL, athread_main, &ta[k]);
+	}
+	for (k = 0, ok = 1; k < 4; k++) {
+		pthread_join(th[k], NULL);
+		if (ta[k].rc != 0 || ta[k].wrong != 0) {
+			ok = 0;
+			snprintf(why, sizeof(why), "thread %d: %s, %" PRIu64
+				 " wrong", k, hc_strerror(ta[k].rc),
+				 ta[k].wrong);
+		}
+	}
+	verdict("async2: 4 application threads at once, 24 requests of 6 "
+		"kinds each on its own communicator, exact", ok, why);
+}
+
 /* C05: one rank disagrees on count (also 0 vs N), dtype or op. Every
  * rank gets HC_ERR_MISMATCH within the per-op timeout (5 s), then
  * HC_ERR_ABORTED for new work. */
@@ -1792,6 +2009,8 @@ main(int argc, char **argv)
 		suite_fault();
 	else if (strcmp(suite, "async") == 0)
 		suite_async();
+	else if (strcmp(suite, "async2") == 0)
+		suite_async2();
 	else if (strcmp(suite, "c18") == 0)
 		suite_c18();
 	else if (strcmp(suite, "c21") == 0)
