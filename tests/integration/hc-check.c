@@ -33,6 +33,10 @@
  *           n+1, 100003}, P16 for 8-bit and 16-bit float types
  *   c01     n = 1: every dtype/op, counts {1,3,7,31,32,33,1023,1025,65537,
  *           1000003,2^20+7}: output = input bit for bit, no packet sent
+ *   c02     all-gather, all-reduce (1000003, P32), reduce-scatter at
+ *           this n (tests/run: n = 3, 5, 6, 7)
+ *   c10     C10 (n = 6), C11 (n = 8), C12 (n = 3) over the network:
+ *           all-reduce and reduce, bit-exact
  *   c03     count 1..n-1, every dtype/op: exact, each within 1 s
  *   c04     counts {n+1, 2n-1, 1000003}, SUM/MIN/MAX/PROD
  *   c06     in-place/out-of-place at 32 KiB, 64 KiB +- 4 B, 1 MiB; partial
@@ -74,6 +78,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <inttypes.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1355,6 +1360,101 @@ suite_split(void)
 		"communicator, at once", ok, why);
 }
 
+/* C02 at this n (run for n in {3, 5, 6, 7}; 2, 4, 8 are the controls of
+ * other suites): all-gather int32 sendcount {1, 1000, 65537}, all-reduce
+ * int32 and fp32 SUM of 1000003 (P32), reduce-scatter fp32 SUM recvcount
+ * 4097; with the one algorithm each collective has here. */
+static void
+suite_c02(void)
+{
+	uint64_t ag[] = { 1, 1000, 65537 };
+	char name[120], why[160] = "";
+	size_t k;
+
+	for (k = 0; k < RTE_DIM(ag); k++) {
+		snprintf(name, sizeof(name), "C02 n=%d all-gather int32 "
+			 "sendcount %" PRIu64, nranks, ag[k]);
+		verdict(name, check_rs_ag('g', ag[k], HC_DTYPE_INT32, HC_OP_SUM,
+					  0, why, sizeof(why)), why);
+	}
+	snprintf(name, sizeof(name), "C02 n=%d all-reduce int32 sum 1000003",
+		 nranks);
+	verdict(name, check_allreduce(1000003, HC_DTYPE_INT32, HC_OP_SUM, 0,
+				      why, sizeof(why)), why);
+	snprintf(name, sizeof(name), "C02 n=%d all-reduce float sum 1000003",
+		 nranks);
+	verdict(name, check_allreduce(1000003, HC_DTYPE_FLOAT32, HC_OP_SUM, 0,
+				      why, sizeof(why)), why);
+	snprintf(name, sizeof(name), "C02 n=%d reduce-scatter float sum "
+		 "recvcount 4097", nranks);
+	verdict(name, check_rs_ag('r', 4097, HC_DTYPE_FLOAT32, HC_OP_SUM, 0,
+				  why, sizeof(why)), why);
+}
+
+/* One all-reduce and one reduce (to the last rank) of 4 elements whose
+ * rank r value is v[r]; both must give want bit for bit (C10-C12 over
+ * the network; the kernels have unit tests too). */
+static void
+exact4(const char *name, enum hc_dtype d, enum hc_op op, double v, double want)
+{
+	uint8_t a[32], b[32];
+	double got[2] = { 0, 0 };
+	int rc, rc2, i, ok = 1;
+	char why[160];
+
+	for (i = 0; i < 4; i++)
+		hc_pattern_store(a, d, i, v);
+	rc = hc_allreduce(comm, a, b, 4, d, op);
+	for (i = 0; i < 4 && rc == 0; i++) {
+		got[0] = hc_pattern_load(b, d, i);
+		ok = ok && (got[0] == want || (isinf(want) && isinf(got[0]) &&
+					       (got[0] > 0) == (want > 0)));
+	}
+	rc2 = hc_reduce(comm, a, b, 4, d, op, nranks - 1);
+	for (i = 0; i < 4 && rc2 == 0 && rank == nranks - 1; i++) {
+		got[1] = hc_pattern_load(b, d, i);
+		ok = ok && (got[1] == want || (isinf(want) && isinf(got[1]) &&
+					       (got[1] > 0) == (want > 0)));
+	}
+	snprintf(why, sizeof(why), "%s/%s: all-reduce %g, reduce %g, want %g",
+		 hc_strerror(rc), hc_strerror(rc2), got[0], got[1], want);
+	verdict(name, ok && rc == 0 && rc2 == 0, why);
+}
+
+/* C10 (n = 6), C11 (n = 8), C12 (n = 3): accumulation and rounding over
+ * the network, all-reduce and reduce. */
+static void
+suite_c10(void)
+{
+	if (nranks == 6) {
+		exact4("C10 fp16 sum of +24000 on 6 ranks is +Inf",
+		       HC_DTYPE_FLOAT16, HC_OP_SUM, 24000, INFINITY);
+		exact4("C10 fp16 sum of +-24000 alternating is 0",
+		       HC_DTYPE_FLOAT16, HC_OP_SUM, rank % 2 ? -24000 : 24000, 0);
+	}
+	if (nranks == 8)
+		exact4("C11 bf16 sum of 256 and seven 1.0 is 264",
+		       HC_DTYPE_BFLOAT16, HC_OP_SUM, rank == 0 ? 256 : 1, 264);
+	if (nranks == 3) {
+		static const double v[4][3] = { { 7, 8, 10 }, { -7, -8, -10 },
+						{ 1, 1, 1 }, { INT32_MAX,
+						INT32_MAX, INT32_MAX } };
+		static const double want[4] = { 8, -8, 1, INT32_MAX };
+		char name[80];
+		int k;
+
+		for (k = 0; k < 4; k++) {
+			snprintf(name, sizeof(name), "C12 int32 avg of "
+				 "{%.0f,%.0f,%.0f} is %.0f", v[k][0], v[k][1],
+				 v[k][2], want[k]);
+			exact4(name, HC_DTYPE_INT32, HC_OP_AVG, v[k][rank],
+			       want[k]);
+		}
+	}
+	if (nranks != 3 && nranks != 6 && nranks != 8)
+		verdict("C10-C12 need n = 6, 8 or 3", 0, "other n");
+}
+
 /* One request of the mixed async suites: kind k of 7 on communicator c,
  * variant i; its buffers, and what to expect. */
 struct aslot {
@@ -2009,6 +2109,10 @@ main(int argc, char **argv)
 		suite_fault();
 	else if (strcmp(suite, "async") == 0)
 		suite_async();
+	else if (strcmp(suite, "c02") == 0)
+		suite_c02();
+	else if (strcmp(suite, "c10") == 0)
+		suite_c10();
 	else if (strcmp(suite, "async2") == 0)
 		suite_async2();
 	else if (strcmp(suite, "c18") == 0)
