@@ -203,6 +203,30 @@ static const char *const kind_names[] = {
 	[HC_COLL_ALLGATHERV] = "all-gatherv",
 };
 
+/* Fill what every prepared collective has: takes the next sequence
+ * number of comm. */
+static void
+op_fill(struct hc_coll_op *op, struct hc_comm *comm, enum hc_coll_kind kind,
+	uint32_t sig, enum hc_dtype dtype, enum hc_op rop, const void *sendbuf,
+	void *recvbuf)
+{
+	int gathers = kind == HC_COLL_ALLGATHER ||
+		      kind == HC_COLL_ALLGATHERV || kind == HC_COLL_BROADCAST;
+
+	op->comm = comm;
+	op->kind = kind;
+	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
+	op->sig = sig;
+	op->dtype = dtype;
+	op->op = rop;
+	op->elem_size = (uint32_t)hc_dtype_size(dtype);
+	op->send = sendbuf;
+	op->recv = recvbuf;
+	op->acc = gathers ? dtype : hc_reduce_acc_dtype(dtype, rop);
+	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
+	op->reduce = hc_reduce_get(op->acc, rop);
+}
+
 int
 hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		enum hc_coll_kind kind, const void *sendbuf, void *recvbuf,
@@ -271,23 +295,13 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		       "without being the in-place layout", name);
 		return -HC_ERR_INVAL;
 	}
-	op->comm = comm;
-	op->kind = kind;
-	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
+	op_fill(op, comm, kind, hc_coll_signature(kind, dtype, rop, count,
+						  root), dtype, rop, sendbuf,
+		recvbuf);
 	op->root = root;
-	op->sig = hc_coll_signature(kind, dtype, rop, count, root);
-	op->dtype = dtype;
-	op->op = rop;
 	op->count = count;
 	op->total = count * n;
 	op->out_base = kind == HC_COLL_REDUCE_SCATTER ? count * comm->rank : 0;
-	op->elem_size = (uint32_t)es;
-	op->send = sendbuf;
-	op->recv = recvbuf;
-	op->acc = kind == HC_COLL_ALLGATHER || kind == HC_COLL_BROADCAST ?
-		  dtype : hc_reduce_acc_dtype(dtype, rop);
-	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
-	op->reduce = hc_reduce_get(op->acc, rop);
 	op->algo = rooted ? &hc_algo_chain : &hc_algo_ring;
 	return 0;
 }
@@ -431,23 +445,14 @@ hc_coll_prepare_v(struct hc_comm *comm, struct hc_coll_op *op,
 		       "without being the in-place layout", name);
 		return -HC_ERR_INVAL;
 	}
-	op->comm = comm;
-	op->kind = kind;
-	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
-	op->sig = hc_coll_signature(kind, dtype, rop, counts_hash(counts, n), 0);
-	op->dtype = dtype;
-	op->op = rop;
+	op_fill(op, comm, kind, hc_coll_signature(kind, dtype, rop,
+						  counts_hash(counts, n), 0),
+		dtype, rop, sendbuf, recvbuf);
 	op->count = counts[me];
 	op->total = total;
 	op->out_base = b[me];
 	op->vbounds = b;
 	op->vdispls = displs != NULL ? b + n + 1 : NULL;
-	op->elem_size = (uint32_t)es;
-	op->send = sendbuf;
-	op->recv = recvbuf;
-	op->acc = ag ? dtype : hc_reduce_acc_dtype(dtype, rop);
-	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
-	op->reduce = hc_reduce_get(op->acc, rop);
 	op->algo = &hc_algo_ring;
 	return 0;
 }

@@ -288,6 +288,39 @@ suite_quick(const char *tag)
 	matrix(counts, 3, tag, 0);
 }
 
+/* The common end of the reduce-scatter/all-gather checks: the result
+ * rc, the wrong elements, the guard areas after the n-block buffer (full,
+ * fbytes) and the one-block one (part, pbytes), and out of place the
+ * send buffer's checksum against before. @return 1 when all hold. */
+static int
+check_end(char kind, int rc, uint64_t wrong, const uint8_t *full,
+	  uint64_t fbytes, const uint8_t *part, uint64_t pbytes, int inplace,
+	  uint64_t before, char *why, size_t wlen)
+{
+	uint64_t i;
+
+	if (rc != 0) {
+		snprintf(why, wlen, "%s", hc_strerror(rc));
+		return 0;
+	}
+	if (wrong != 0) {
+		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
+		return 0;
+	}
+	for (i = 0; i < GUARD; i++)
+		if (full[fbytes + i] != GUARD_BYTE ||
+		    part[pbytes + i] != GUARD_BYTE) {
+			snprintf(why, wlen, "guard byte %" PRIu64 " changed", i);
+			return 0;
+		}
+	if (!inplace && checksum(kind == 'r' ? full : part,
+				 kind == 'r' ? fbytes : pbytes) != before) {
+		snprintf(why, wlen, "send buffer changed (C08)");
+		return 0;
+	}
+	return 1;
+}
+
 /* Reduce-scatter (kind 'r') or all-gather ('g') of count elements per
  * rank, checked as the all-reduce patterns: rank r's full send vector
  * is the pattern, so block b of the all-reduce result is what rank b
@@ -340,26 +373,8 @@ check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 				 hc_pattern_value(d, HC_OP_SUM, i % count,
 						  (int)(i / count));
 	}
-	if (rc != 0) {
-		snprintf(why, wlen, "%s", hc_strerror(rc));
-		goto out;
-	}
-	if (wrong != 0) {
-		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
-		goto out;
-	}
-	for (i = 0; i < GUARD; i++)
-		if (full[total * es + i] != GUARD_BYTE ||
-		    part[count * es + i] != GUARD_BYTE) {
-			snprintf(why, wlen, "guard byte %" PRIu64 " changed", i);
-			goto out;
-		}
-	if (!inplace && checksum(kind == 'r' ? full : part,
-				 kind == 'r' ? total * es : count * es) != before) {
-		snprintf(why, wlen, "send buffer changed (C08)");
-		goto out;
-	}
-	ok = 1;
+	ok = check_end(kind, rc, wrong, full, total * es, part, count * es,
+		       inplace, before, why, wlen);
 out:
 	free(full);
 	free(part);
@@ -487,26 +502,9 @@ check_v(char kind, int p, uint64_t c, enum hc_dtype d, enum hc_op op,
 					 SENTINEL;
 		}
 	}
-	if (rc != 0) {
-		snprintf(why, wlen, "%s", hc_strerror(rc));
-		goto out;
-	}
-	if (wrong != 0) {
-		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
-		goto out;
-	}
-	for (i = 0; i < GUARD; i++)
-		if (full[span * es + i] != GUARD_BYTE ||
-		    part[counts[rank] * es + i] != GUARD_BYTE) {
-			snprintf(why, wlen, "guard byte %" PRIu64 " changed", i);
-			goto out;
-		}
-	if (!inplace && checksum(kind == 'r' ? full : part, kind == 'r' ?
-				 total * es : counts[rank] * es) != before) {
-		snprintf(why, wlen, "send buffer changed (C08)");
-		goto out;
-	}
-	ok = 1;
+	/* reduce-scatterv: no gaps, span == total (its send buffer) */
+	ok = check_end(kind, rc, wrong, full, span * es, part,
+		       counts[rank] * es, inplace, before, why, wlen);
 out:
 	free(counts);
 	free(displs);
