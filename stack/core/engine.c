@@ -529,8 +529,6 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 		rc = hc_ctx_bring_up(ctx);
 	if (rc == 0)
 		rc = meet_peers(ctx, deadline);
-	if (rc == 0) /* [fault] rules with start_ms count from here */
-		hc_fault_set_epoch(&ctx->port.fault, hc_clock_now(&ctx->clk));
 	if (rc == 0 && ctx->engine_lcore != RTE_MAX_LCORE &&
 	    rte_eal_remote_launch(engine_main, ctx, ctx->engine_lcore) != 0) {
 		HC_LOG(ERR, CORE, "cannot start the engine on lcore %u",
@@ -546,6 +544,9 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	}
 	if (rc != 0)
 		goto fail;
+	/* [fault] rules with start_ms count from the end of hc_init (after
+	 * the tuner's probes, which need a working network). */
+	hc_fault_set_epoch(&ctx->port.fault, hc_clock_now(&ctx->clk));
 	if (ctx->engine_lcore == RTE_MAX_LCORE)
 		HC_LOG(INFO, CORE, "rank %u of %u up, progress in callers",
 		       ctx->rank, ctx->cfg.world_size);

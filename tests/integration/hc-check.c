@@ -72,8 +72,10 @@
  *   c21     the last rank is killed mid-collective and restarted with
  *           the same rank id: the old world fails on the survivors, who
  *           hc_finalize and hc_init a new one with it; exact all-reduce
- *   c19     (with HC_FAULT_DROP_DATA_PCT=100) a transport fault on the
- *           engine reaches the caller's wait as HC_ERR_PEER_LOST
+ *   c19     (with every DATA packet dropped from the end of hc_init:
+ *           HC_FAULT=dir=tx,class=data,drop=100,start_ms=0) a transport
+ *           fault on the engine reaches the caller's wait as
+ *           HC_ERR_PEER_LOST
  *   c15     the last rank leaves after 99 of 100 all-reduces
  *   c16kill the last rank is killed with SIGKILL mid-collective (64 MiB)
  *   c16stop the last rank is stopped with SIGSTOP mid-collective
