@@ -699,6 +699,7 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 			s->hct_data_tx_class[d] += f->data_tx_cls[d];
 	}
 	s->hct_stray_rx = ctx->hct.stats.stray_rx;
+	s->hct_crc_rx = ctx->hct.stats.crc_rx;
 	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
 	s->hct_tx_ring_full = ctx->hct.sched.ring_full;
 	return 0;

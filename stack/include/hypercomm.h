@@ -543,6 +543,8 @@ struct hc_stats {
 	uint64_t hct_acks_tx;       /**< pure ACK packets sent */
 	uint64_t hct_stray_rx;      /**< HCT packets of another job, run or
 	                             *   rank, or malformed: dropped */
+	uint64_t hct_crc_rx;        /**< HCT packets dropped for a wrong CRC32C
+	                             *   (corruption the UDP checksum missed) */
 	uint64_t hct_data_tx_class[4]; /**< DATA packets, first copies, per
 	                                *   class: [0] the stack's control
 	                                *   messages, then indexed by

@@ -241,6 +241,7 @@ hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type)
 	hct_fill_common(t, f, &p, type, hc_clock_now(t->clk));
 	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
 	hct_hdr_encode(&p, h);
+	hct_crc_seal(h, HCT_HDR_LEN);
 	return hc_net_udp_send(t->net, f->peer_ip,
 			       hct_tos(HCT_CLASS_CONTROL), m);
 }
@@ -259,6 +260,7 @@ hct_send_probe(struct hct *t, struct hct_flow *f)
 	p.flags |= HCT_F_PROBE;
 	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
 	hct_hdr_encode(&p, h);
+	hct_crc_seal(h, HCT_HDR_LEN);
 	return hc_net_udp_send(t->net, f->peer_ip,
 			       hct_tos(HCT_CLASS_CONTROL), m);
 }

@@ -250,6 +250,8 @@ TAILQ_HEAD(hct_flow_list, hct_flow);
 struct hct_stats {
 	uint64_t stray_rx;    /**< wrong job, nonce, rank, window; malformed */
 	uint64_t rejected_rx; /**< DATA refused by the upper layer */
+	uint64_t crc_rx;      /**< packets whose CRC32C is wrong: corrupted
+	                       *   in a way the UDP checksum missed */
 };
 
 /** TX scheduler state (sched.c), readable by benchmarks. */

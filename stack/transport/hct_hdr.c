@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_hash_crc.h>
 
 #include "hct_hdr.h"
 
@@ -77,4 +78,37 @@ hct_hdr_decode(const void *buf, uint32_t len, struct hct_pkt *p)
 				     : len != sizeof(w))
 		return -1;
 	return 0;
+}
+
+/* CRC32C of the packet with its crc field read as 0. */
+static uint32_t
+pkt_crc(const uint8_t *pkt, uint32_t len)
+{
+	const uint32_t at = offsetof(struct hct_wire_hdr, crc);
+	uint32_t c;
+
+	c = rte_hash_crc(pkt, at, 0xffffffffu);
+	c = rte_hash_crc_4byte(0, c);
+	return rte_hash_crc(pkt + at + 4, len - at - 4, c);
+}
+
+void
+hct_crc_seal(void *pkt, uint32_t len)
+{
+	rte_be32_t v = rte_cpu_to_be_32(pkt_crc(pkt, len));
+
+	memcpy((uint8_t *)pkt + offsetof(struct hct_wire_hdr, crc), &v,
+	       sizeof(v));
+}
+
+int
+hct_crc_ok(const void *pkt, uint32_t len)
+{
+	rte_be32_t v;
+
+	if (len < HCT_HDR_LEN)
+		return 0;
+	memcpy(&v, (const uint8_t *)pkt + offsetof(struct hct_wire_hdr, crc),
+	       sizeof(v));
+	return rte_be_to_cpu_32(v) == pkt_crc(pkt, len);
 }

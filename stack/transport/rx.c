@@ -210,6 +210,11 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	struct hct_pkt p;
 	uint64_t now;
 
+	if (len >= HCT_HDR_LEN && !hct_crc_ok(payload, len)) {
+		t->stats.crc_rx++; /* corrupted past the UDP checksum */
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (hct_hdr_decode(payload, len, &p) != 0 ||
 	    p.job_id != t->conf.job_id || p.dst_rank != t->conf.rank ||
 	    (f = hct_flow(t, p.src_rank)) == NULL || f->peer_ip != src_ip ||

@@ -59,6 +59,7 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	h = rte_pktmbuf_mtod(c, uint8_t *);
 	stamp(h, now);
 	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
+	hct_crc_seal(h, plen);
 	s->sent_ns = now;
 	s->xmits++;
 	return hc_net_udp_send(t->net, f->peer_ip, hct_tos(h[3]), c);
@@ -95,6 +96,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 		p.flags |= HCT_F_LAST;
 	hct_hdr_encode(&p, h);
 	memcpy(h + HCT_HDR_LEN, msg->src + msg->done, len);
+	hct_crc_seal(h, HCT_HDR_LEN + len);
 	/* Remember the HCT packet's length: stack/net prepends its headers
 	 * in this same mbuf, which we keep for retransmission. */
 	s->len = HCT_HDR_LEN + len;

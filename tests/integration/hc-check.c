@@ -166,6 +166,8 @@ verdict(const char *name, int ok, const char *why)
 		exit(2);
 	}
 	cases++;
+	if (!ok && rank != 0) /* rank 0 prints only its own reason */
+		printf("rank %d: %s: %s\n", rank, name, why);
 	if (bad != 0) {
 		failures++;
 		if (rank == 0)
@@ -218,7 +220,20 @@ check_allreduce(uint64_t count, enum hc_dtype d, enum hc_op op, int inplace,
 	wrong = hc_pattern_result_wrong(HC_PATTERN_ALLREDUCE, rbuf, d, op,
 					count, nranks, rank, 0);
 	if (wrong != 0) {
+		int k = 0;
+
 		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
+		/* Where, for the log: the first few wrong elements. */
+		for (i = 0; i < count && k < 4; i++) {
+			double got = hc_pattern_load(rbuf, d, i);
+			double want = hc_pattern_expected(d, op, i, nranks);
+
+			if (got != want) {
+				printf("rank %d: element %zu of %" PRIu64 ": %.17g, "
+				       "expected %.17g\n", rank, i, count, got, want);
+				k++;
+			}
+		}
 		goto out;
 	}
 	for (i = 0; i < GUARD; i++)

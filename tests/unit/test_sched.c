@@ -380,6 +380,7 @@ s_inject(uint32_t src, uint8_t type, uint32_t psn, uint32_t ack_psn,
 	p.ts_ns = 1;
 	hct_hdr_encode(&p, h);
 	memset(h + HCT_HDR_LEN, 0, payload);
+	hct_crc_seal(h, HCT_HDR_LEN + payload);
 	hct_input(&s.hct, s_ip[src], 0, m, h, HCT_HDR_LEN + payload);
 }
 
