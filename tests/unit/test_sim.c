@@ -667,6 +667,7 @@ run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
 	CU_ASSERT_FATAL(a.send && a.recv && a.req && a.status);
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
 	cfg.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+	cfg.algo = HC_ALGO_RING;	/* the tuner measured: not auto */
 	if (o->rules != NULL)
 		snprintf(cfg.fault_rules, sizeof(cfg.fault_rules), "%s",
 			 o->rules);

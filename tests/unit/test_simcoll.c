@@ -151,41 +151,6 @@ struct matrix_stats {
 
 static struct matrix_stats totals;
 
-struct pending {
-	struct hc_simrun *run;
-	struct hc_request **req;
-	int *status;
-	uint32_t left;
-};
-
-static int
-all_done(void *arg)
-{
-	struct pending *p = arg;
-	uint32_t r;
-
-	for (r = 0; r < p->run->ranks; r++) {
-		int done = 0, rc;
-
-		if (p->req[r] == NULL)
-			continue;
-		rc = hc_test(p->req[r], &done);
-		if (done || rc != 0) {
-			p->status[r] = rc;
-			p->req[r] = NULL;
-			p->left--;
-		}
-	}
-	return p->left == 0;
-}
-
-/* Step until every request of p completed. @return hc_simrun_until's. */
-static int
-wait_all(struct pending *p, uint64_t limit_ns)
-{
-	return hc_simrun_until(p->run, all_done, p, limit_ns);
-}
-
 struct one {
 	const struct coll_kind *k;
 	enum hc_algo_id algo;
@@ -219,7 +184,6 @@ run_one(struct hc_simrun *run, const struct one *o)
 	void **res = calloc(n, sizeof(*res));
 	struct hc_request **req = calloc(n, sizeof(*req));
 	int *status = calloc(n, sizeof(*status));
-	struct pending p = { .run = run, .req = req, .status = status };
 	uint64_t wrong = 0, t0 = hc_simrun_now(run);
 	int rc = 0, bad = 0;
 
@@ -258,11 +222,9 @@ run_one(struct hc_simrun *run, const struct one *o)
 		if (sub != 0) {
 			status[r] = sub;
 			req[r] = NULL;
-		} else {
-			p.left++;
 		}
 	}
-	rc = wait_all(&p, COLL_LIMIT_NS);
+	rc = hc_simrun_wait(run, req, status, NULL, COLL_LIMIT_NS);
 	for (r = 0; r < n; r++) {
 		uint64_t w;
 
@@ -439,23 +401,21 @@ barrier_check(uint32_t n)
 	struct hc_simrun *run = world(n, HC_ALGO_RING, 0);
 	struct hc_request **req = calloc(n, sizeof(*req));
 	int *status = calloc(n, sizeof(*status));
-	struct pending p = { .run = run, .req = req, .status = status };
 	uint32_t r;
 
 	CU_ASSERT_FATAL(req != NULL && status != NULL);
-	for (r = 0; r + 1 < n; r++) {
+	for (r = 0; r + 1 < n; r++)
 		CU_ASSERT(hc_ibarrier(hc_comm_world(hc_simrun_ctx(run, r)),
 				      NULL, &req[r]) == 0);
-		p.left++;
-	}
 	if (n > 1) {
-		CU_ASSERT(wait_all(&p, HC_NS_PER_MS) == -HC_ERR_TIMEOUT);
-		CU_ASSERT(p.left == n - 1);
+		CU_ASSERT(hc_simrun_wait(run, req, status, NULL,
+					 HC_NS_PER_MS) == -HC_ERR_TIMEOUT);
+		for (r = 0; r + 1 < n; r++)
+			CU_ASSERT(req[r] != NULL);
 	}
 	CU_ASSERT(hc_ibarrier(hc_comm_world(hc_simrun_ctx(run, n - 1)), NULL,
 			      &req[n - 1]) == 0);
-	p.left++;
-	CU_ASSERT(wait_all(&p, HC_NS_PER_S) == 0);
+	CU_ASSERT(hc_simrun_wait(run, req, status, NULL, HC_NS_PER_S) == 0);
 	for (r = 0; r < n; r++)
 		CU_ASSERT(status[r] == 0);
 	totals.runs++;
