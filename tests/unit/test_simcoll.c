@@ -18,9 +18,10 @@
  * Barrier: per n, no rank completes while one rank has not entered it
  * (1 ms of virtual time), then all complete.
  * Hier runs on a two-tier network whose leaves are its groups: n = 4 in
- * groups of 2, n = 8 in groups of 4; for n = 1, 2, 3, 5, 7 only groups of
- * one rank each are equal (hier is then halving-doubling), and groups of
- * 2 with a smaller last one are refused at submission with
+ * groups of 2, n = 8 in groups of 4; for n = 2, 3, 5, 7 only groups of
+ * one rank (hier is then halving-doubling) or one group of n (one direct
+ * reduce-scatter and all-gather step) are equal: both run; for n = 3, 5,
+ * 7 groups of 2 with a smaller last one are refused at submission with
  * -HC_ERR_UNSUPPORTED on every rank.
  *
  * Adding a collective is one line in `colls` (and its pattern kind in
@@ -40,271 +41,27 @@
 #include <CUnit/Basic.h>
 #include <rte_log.h>
 
-#include "hypercomm.h"
-#include "engine.h"
-#include "pattern.h"
-#include "sim.h"
-#include "simrun.h"
+#include "simcoll.h"
 #include "test_eal.h"
-#include "tune.h"
 
 #define COUNT_BIG 1000003
-#define MAX_FAIL_LINES 20
-/* Virtual time one collective may take (the biggest: all-gather of
- * 8 x 1000003 doubles, about 10 ms at 100 Gbit/s). */
-#define COLL_LIMIT_NS (20 * HC_NS_PER_S)
 
-/* ---- the table of collectives -------------------------------------- */
-
-typedef int (*submit_fn)(struct hc_comm *c, const void *s, void *r,
-			 uint64_t count, enum hc_dtype d, enum hc_op op,
-			 int root, struct hc_request **req);
-
-static int
-sub_allreduce(struct hc_comm *c, const void *s, void *r, uint64_t count,
-	      enum hc_dtype d, enum hc_op op, int root,
-	      struct hc_request **req)
-{
-	(void)root;
-	return hc_iallreduce(c, s, r, count, d, op, NULL, req);
-}
-
-static int
-sub_reduce_scatter(struct hc_comm *c, const void *s, void *r, uint64_t count,
-		   enum hc_dtype d, enum hc_op op, int root,
-		   struct hc_request **req)
-{
-	(void)root;
-	return hc_ireduce_scatter(c, s, r, count, d, op, NULL, req);
-}
-
-static int
-sub_allgather(struct hc_comm *c, const void *s, void *r, uint64_t count,
-	      enum hc_dtype d, enum hc_op op, int root,
-	      struct hc_request **req)
-{
-	(void)op;
-	(void)root;
-	return hc_iallgather(c, s, r, count, d, NULL, req);
-}
-
-static int
-sub_broadcast(struct hc_comm *c, const void *s, void *r, uint64_t count,
-	      enum hc_dtype d, enum hc_op op, int root,
-	      struct hc_request **req)
-{
-	(void)op;
-	return hc_ibroadcast(c, s, r, count, d, root, NULL, req);
-}
-
-static int
-sub_reduce(struct hc_comm *c, const void *s, void *r, uint64_t count,
-	   enum hc_dtype d, enum hc_op op, int root, struct hc_request **req)
-{
-	return hc_ireduce(c, s, r, count, d, op, root, NULL, req);
-}
-
-/* One collective of the matrix. Buffers, for count elements per rank:
- * send holds send_n (1 or n) x count elements, recv recv_n x count; in
- * place one buffer of the larger size, the smaller part at block `rank`
- * when the sizes differ, else both at its start. */
-struct coll_kind {
-	const char *name;
-	enum hc_pattern_coll pat;
-	submit_fn submit;
-	int reduces;           /* takes an op: 5 ops, else op sum's pattern */
-	int rooted;            /* runs for several roots */
-	int all_algos;         /* runs under every all-reduce algorithm */
-	int send_n, recv_n;    /* 0: 1 block, 1: n blocks */
-};
-
-static const struct coll_kind colls[] = {
-	{ "allreduce", HC_PATTERN_ALLREDUCE, sub_allreduce, 1, 0, 1, 0, 0 },
-	{ "reducescatter", HC_PATTERN_REDUCE_SCATTER, sub_reduce_scatter,
-	  1, 0, 0, 1, 0 },
-	{ "allgather", HC_PATTERN_ALLGATHER, sub_allgather, 0, 0, 0, 0, 1 },
-	{ "broadcast", HC_PATTERN_BROADCAST, sub_broadcast, 0, 1, 0, 0, 0 },
-	{ "reduce", HC_PATTERN_REDUCE, sub_reduce, 1, 1, 0, 0, 0 },
-};
-
-static const enum hc_dtype dtypes[] = {
-	HC_DTYPE_INT8, HC_DTYPE_UINT8, HC_DTYPE_INT32, HC_DTYPE_UINT32,
-	HC_DTYPE_INT64, HC_DTYPE_UINT64, HC_DTYPE_FLOAT16, HC_DTYPE_BFLOAT16,
-	HC_DTYPE_FLOAT32, HC_DTYPE_FLOAT64,
-};
-static const enum hc_op ops[] = {
-	HC_OP_SUM, HC_OP_PROD, HC_OP_MIN, HC_OP_MAX, HC_OP_AVG,
-};
 static const enum hc_algo_id algos[] = {
 	HC_ALGO_RING, HC_ALGO_TREE, HC_ALGO_HD, HC_ALGO_HIER,
 };
 
-/* ---- running one collective on every rank --------------------------- */
-
-struct matrix_stats {
-	uint64_t runs;         /* collectives run on every rank */
-	uint64_t checked;      /* result elements compared, every rank */
-	uint64_t failed;       /* collectives with a wrong element or error */
-	double wall_s;
-	uint64_t vtime_ns;
-};
-
-static struct matrix_stats totals;
-
-struct one {
-	const struct coll_kind *k;
-	enum hc_algo_id algo;
-	uint64_t count;
-	enum hc_dtype d;
-	enum hc_op op;
-	int in_place;
-	int root;
-};
-
-static double
-clock_s(void)
+/* Groups of hier for n ranks, as world()'s g, 0-terminated: equal groups
+ * of more than one rank where n allows (4: 2 groups of 2, 8: 2 of 4);
+ * else groups of one rank (hier is halving-doubling) and one group of n
+ * (hier is one direct reduce-scatter and all-gather step). */
+static const uint32_t *
+hier_groups(uint32_t n)
 {
-	struct timespec ts;
+	static const uint32_t g4[] = { 2, UINT32_MAX }, g8[] = { 4, UINT32_MAX };
+	static const uint32_t g1[] = { 0, UINT32_MAX }, other[] = { 1, 0,
+								  UINT32_MAX };
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Run o on every rank of run; count and print what is wrong. */
-static void
-run_one(struct hc_simrun *run, const struct one *o)
-{
-	uint32_t n = run->ranks, r;
-	size_t es = hc_dtype_size(o->d);
-	uint64_t sn = o->count * (o->k->send_n ? n : 1);
-	uint64_t rn = o->count * (o->k->recv_n ? n : 1);
-	enum hc_op fill_op = o->k->reduces ? o->op : HC_OP_SUM;
-	uint8_t **sbuf = calloc(n, sizeof(*sbuf));
-	uint8_t **rbuf = calloc(n, sizeof(*rbuf));
-	void **res = calloc(n, sizeof(*res));
-	struct hc_request **req = calloc(n, sizeof(*req));
-	int *status = calloc(n, sizeof(*status));
-	uint64_t wrong = 0, t0 = hc_simrun_now(run);
-	int rc = 0, bad = 0;
-
-	CU_ASSERT_FATAL(sbuf && rbuf && res && req && status);
-	for (r = 0; r < n; r++) {
-		uint64_t big = sn > rn ? sn : rn, off = (uint64_t)r * o->count;
-		const void *s;
-		int sub;
-
-		/* +1: malloc(0) may return NULL, which is fine for count 0
-		 * but not for the in-place pointer arithmetic. */
-		sbuf[r] = malloc(big * es + 1);
-		rbuf[r] = malloc(big * es + 1);
-		CU_ASSERT_FATAL(sbuf[r] != NULL && rbuf[r] != NULL);
-		memset(rbuf[r], 0xa5, big * es);
-		if (o->in_place && sn > rn) {         /* reduce-scatter */
-			hc_pattern_fill(rbuf[r], o->d, fill_op, sn, (int)r);
-			s = rbuf[r];
-			res[r] = rbuf[r] + off * es;
-		} else if (o->in_place && rn > sn) {  /* all-gather */
-			hc_pattern_fill(rbuf[r] + off * es, o->d, fill_op,
-					o->count, (int)r);
-			s = rbuf[r] + off * es;
-			res[r] = rbuf[r];
-		} else if (o->in_place) {
-			hc_pattern_fill(rbuf[r], o->d, fill_op, sn, (int)r);
-			s = rbuf[r];
-			res[r] = rbuf[r];
-		} else {
-			hc_pattern_fill(sbuf[r], o->d, fill_op, sn, (int)r);
-			s = sbuf[r];
-			res[r] = rbuf[r];
-		}
-		sub = o->k->submit(hc_comm_world(hc_simrun_ctx(run, r)), s,
-				   res[r], o->count, o->d, o->op, o->root, &req[r]);
-		if (sub != 0) {
-			status[r] = sub;
-			req[r] = NULL;
-		}
-	}
-	rc = hc_simrun_wait(run, req, status, NULL, COLL_LIMIT_NS);
-	for (r = 0; r < n; r++) {
-		uint64_t w;
-
-		if (status[r] != 0 || req[r] != NULL) {
-			bad++;
-			continue;
-		}
-		w = hc_pattern_result_wrong(o->k->pat, res[r], o->d,
-					    o->k->reduces ? o->op : HC_OP_SUM,
-					    o->count, (int)n, (int)r, o->root);
-		wrong += w;
-		totals.checked += o->k->pat == HC_PATTERN_REDUCE &&
-				  (int)r != o->root ? 0 : rn;
-	}
-	totals.runs++;
-	totals.vtime_ns += hc_simrun_now(run) - t0;
-	if (rc != 0 || bad != 0 || wrong != 0) {
-		if (totals.failed++ < MAX_FAIL_LINES)
-			printf("\n    FAIL %s algo %s n=%u count=%" PRIu64
-			       " dtype %d op %d %s root %d: until %d, %d ranks "
-			       "failed (rank 0: %d), %" PRIu64 " wrong",
-			       o->k->name, hc_algo_id_name(o->algo), n,
-			       o->count, o->d, o->op,
-			       o->in_place ? "in place" : "out of place",
-			       o->root, rc, bad, status[0], wrong);
-	}
-	CU_ASSERT(rc == 0 && bad == 0 && wrong == 0);
-	for (r = 0; r < n; r++) {
-		free(sbuf[r]);
-		free(rbuf[r]);
-	}
-	free(sbuf);
-	free(rbuf);
-	free(res);
-	free(req);
-	free(status);
-}
-
-/* ---- runs: one simulated world per (n, algorithm) ------------------- */
-
-/* g: ranks per group (0: every rank its own group); a two-tier network
- * with leaves of g hosts when g > 1 and divides n, else a star. */
-static struct hc_simrun *
-world(uint32_t n, enum hc_algo_id algo, uint32_t g)
-{
-	struct hc_sim_link_conf link = { .rate_gbps = 100, .prop_ns = 1000,
-					 .queue_bytes = 1 << 20 };
-	struct hc_simrun_conf rc = {
-		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = n,
-			 .host_link = link },
-		.seed = 1,
-	};
-	struct hc_simrun *run = NULL;
-	struct hc_config cfg;
-	uint32_t r;
-	int e;
-
-	if (g > 1 && n % g == 0 && g < n) {
-		rc.net.topo = HC_SIM_TOPO_TWO_TIER;
-		rc.net.group = g;
-		rc.net.fabric_link = link;
-	}
-	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
-	cfg.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
-	cfg.algo = algo;
-	for (r = 0; g != 0 && r < n; r++)
-		cfg.ranks[r].group = r / g;
-	rc.cfg = &cfg;
-	e = hc_simrun_create(&rc, &run);
-	hc_config_free(&cfg);
-	CU_ASSERT_FATAL(e == 0);
-	return run;
-}
-
-/* Groups of hier for n ranks: equal groups of more than one rank where
- * n allows (4: 2, 8: 4), else one rank each. */
-static uint32_t
-hier_group(uint32_t n)
-{
-	return n == 4 ? 2 : n == 8 ? 4 : 0;
+	return n == 4 ? g4 : n == 8 ? g8 : n == 1 ? g1 : other;
 }
 
 static int
@@ -329,12 +86,12 @@ small_counts(uint32_t n, uint64_t *out)
 	return k;
 }
 
-/* Every collective of the table that runs under algo, on n ranks. */
+/* Every collective of the table that runs under algo, on n ranks in
+ * groups of g (world()). */
 static void
-matrix(uint32_t n, enum hc_algo_id algo)
+matrix(uint32_t n, enum hc_algo_id algo, uint32_t g)
 {
-	struct hc_simrun *run = world(n, algo,
-				      algo == HC_ALGO_HIER ? hier_group(n) : 0);
+	struct hc_simrun *run = world(n, algo, g);
 	uint64_t counts[4];
 	uint32_t nc = small_counts(n, counts), ki, c, di, oi, pl;
 	int root;
@@ -432,13 +189,17 @@ test_n(uint32_t n)
 	const char *only = getenv("HC_SIMCOLL_N");
 	struct matrix_stats before = totals;
 	double w0 = clock_s();
+	const uint32_t *g;
 	uint32_t a;
 
 	if (only != NULL && (uint32_t)atoi(only) != n)
 		return;
 	for (a = 0; a < RTE_DIM(algos); a++)
-		matrix(n, algos[a]);
-	if (n > 2 && hier_group(n) == 0)
+		if (algos[a] != HC_ALGO_HIER)
+			matrix(n, algos[a], 0);
+	for (g = hier_groups(n); *g != UINT32_MAX; g++)
+		matrix(n, HC_ALGO_HIER, *g);
+	if (n % 2 == 1 && n > 1)
 		hier_refused(n);
 	barrier_check(n);
 	printf("\n    n=%u: %" PRIu64 " collectives, %" PRIu64 " elements "
@@ -458,7 +219,7 @@ static void test_n8(void) { test_n(8); }
 
 static CU_TestInfo matrix_tests[] = {
 	{ "n=1: every collective x algorithm x count x dtype x op", test_n1 },
-	{ "n=2", test_n2 },
+	{ "n=2 (hier: groups of 1, one group of 2)", test_n2 },
 	{ "n=3 (hier with groups 2+1 refused)", test_n3 },
 	{ "n=4 (hier: 2 groups of 2)", test_n4 },
 	{ "n=5 (hier with groups 2+2+1 refused)", test_n5 },
