@@ -103,6 +103,17 @@ static const struct coll_kind colls[] = {
 	{ "reduce", HC_PATTERN_REDUCE, sub_reduce, 1, 1, 0, 0, 0 },
 };
 
+/* The entry of colls for pattern kind k (every kind has one). */
+static inline const struct coll_kind *
+coll_of(enum hc_pattern_coll k)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(colls) && colls[i].pat != k; i++)
+		;
+	return &colls[i < RTE_DIM(colls) ? i : 0];
+}
+
 static const enum hc_dtype dtypes[] = {
 	HC_DTYPE_INT8, HC_DTYPE_UINT8, HC_DTYPE_INT32, HC_DTYPE_UINT32,
 	HC_DTYPE_INT64, HC_DTYPE_UINT64, HC_DTYPE_FLOAT16, HC_DTYPE_BFLOAT16,
@@ -262,7 +273,7 @@ sc_finish(struct hc_simrun *run, struct sc_job *j)
 }
 
 /* Run o on every rank of run and check it (CUnit assertion). */
-static void
+static inline void
 run_one(struct hc_simrun *run, const struct one *o)
 {
 	struct sc_job j = { .o = *o };

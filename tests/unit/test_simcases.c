@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_simcases: field cases of shared/cases/CASES.md that no other test
+ * runs end to end, on simulated ranks, under every all-reduce algorithm:
+ *   C02  n in {3, 5, 6, 7, 12} (controls 2, 4, 8), ring, tree, hd and hier
+ *        forced in turn (hier in two-tier groups of 3 for n = 6, 4 for
+ *        n = 8 and 12, 2 for n = 4, else groups of one rank): all-gather
+ *        int32 sendcount {1, 1000, 65537}; all-reduce int32 and float32
+ *        sum, count 1000003 (P32; n = 7: 28 (i % 1024) + 21);
+ *        reduce-scatter float32 sum recvcount 4097. (tests/run covers
+ *        n = 1..5 on tap; n = 6, 7, 8, 12 only here.)
+ *   C10  float16 sum on 6 ranks: +24000 everywhere is +Inf on every rank
+ *        (144000 does not fit); +24000/-24000 on alternating ranks is 0.
+ *   C11  bfloat16 sum on 8 ranks: 256 on rank 0, 1.0 on ranks 1..7: 264
+ *        on every rank.
+ *   C12  int32 avg on 3 ranks: {7, 8, 10} -> 8, {-7, -8, -10} -> -8,
+ *        {1, 1, 1} -> 1, three INT32_MAX -> INT32_MAX.
+ * (C10-C12 are also unit tests of the reduction kernels, test_accum.c;
+ * here they go through every algorithm's reduction order on the network,
+ * and every rank's result must be the same bits.)
+ */
+#define _GNU_SOURCE
+#include <CUnit/Basic.h>
+#include <rte_log.h>
+
+#include "simcoll.h"
+#include "test_eal.h"
+
+static const enum hc_algo_id algos[] = {
+	HC_ALGO_RING, HC_ALGO_TREE, HC_ALGO_HD, HC_ALGO_HIER,
+};
+
+/* Groups for hier on n ranks (world()'s g): equal groups of more than
+ * one rank on two-tier where n allows, else one rank each. */
+static uint32_t
+hier_g(uint32_t n)
+{
+	return n == 4 ? 2 : n == 6 ? 3 : n == 8 || n == 12 ? 4 : 1;
+}
+
+/* ---- C02 -------------------------------------------------------------- */
+
+static void
+c02(uint32_t n)
+{
+	static const uint64_t gather[] = { 1, 1000, 65537 };
+	uint32_t a, i;
+
+	for (a = 0; a < RTE_DIM(algos); a++) {
+		struct hc_simrun *run = world(n, algos[a],
+			algos[a] == HC_ALGO_HIER ? hier_g(n) : 0);
+		struct one o = { .algo = algos[a], .op = HC_OP_SUM };
+
+		o.k = coll_of(HC_PATTERN_ALLGATHER);
+		o.d = HC_DTYPE_INT32;
+		for (i = 0; i < RTE_DIM(gather); i++) {
+			o.count = gather[i];
+			run_one(run, &o);
+		}
+		o.k = coll_of(HC_PATTERN_ALLREDUCE);
+		o.count = 1000003;
+		run_one(run, &o);
+		o.d = HC_DTYPE_FLOAT32;
+		run_one(run, &o);
+		o.k = coll_of(HC_PATTERN_REDUCE_SCATTER);
+		o.count = 4097;
+		run_one(run, &o);
+		hc_simrun_destroy(run);
+	}
+}
+
+static void test_c02_2(void) { c02(2); }
+static void test_c02_3(void) { c02(3); }
+static void test_c02_4(void) { c02(4); }
+static void test_c02_5(void) { c02(5); }
+static void test_c02_6(void) { c02(6); }
+static void test_c02_7(void) { c02(7); }
+static void test_c02_8(void) { c02(8); }
+static void test_c02_12(void) { c02(12); }
+
+/* ---- C10-C12: given inputs, one expected result ----------------------- */
+
+#define VALS_MAX 16
+
+/* in[r][i]: rank r's element i (as float or int64 by dtype); want[i]. */
+struct vals {
+	uint32_t n, count;
+	enum hc_dtype d;
+	enum hc_op op;
+	double in[12][VALS_MAX];
+	double want[VALS_MAX];
+};
+
+/* Every algorithm: every rank's result equals want (stored through the
+ * dtype, so +Inf and rounding compare exactly), bit for bit. */
+static void
+run_vals(const struct vals *v)
+{
+	size_t es = hc_dtype_size(v->d);
+	uint8_t want[VALS_MAX * 8];
+	uint32_t a, r, i;
+
+	for (i = 0; i < v->count; i++)
+		hc_pattern_store(want, v->d, i, v->want[i]);
+	for (a = 0; a < RTE_DIM(algos); a++) {
+		struct hc_simrun *run = world(v->n, algos[a],
+			algos[a] == HC_ALGO_HIER ? hier_g(v->n) : 0);
+		uint8_t in[12][VALS_MAX * 8], out[12][VALS_MAX * 8];
+		struct hc_request *req[12] = { NULL };
+		int status[12] = { 0 };
+
+		for (r = 0; r < v->n; r++) {
+			for (i = 0; i < v->count; i++)
+				hc_pattern_store(in[r], v->d, i, v->in[r][i]);
+			memset(out[r], 0xa5, sizeof(out[r]));
+			CU_ASSERT(hc_iallreduce(hc_comm_world(
+				hc_simrun_ctx(run, r)), in[r], out[r],
+				v->count, v->d, v->op, NULL, &req[r]) == 0);
+		}
+		CU_ASSERT(hc_simrun_wait(run, req, status, NULL,
+					 HC_NS_PER_S) == 0);
+		for (r = 0; r < v->n; r++) {
+			int same = memcmp(out[r], want, v->count * es) == 0;
+
+			if (!same)
+				printf("\n    %s rank %u: element 0 is %g, want "
+				       "%g", hc_algo_id_name(algos[a]), r,
+				       hc_pattern_load(out[r], v->d, 0),
+				       v->want[0]);
+			CU_ASSERT(same);
+		}
+		hc_simrun_destroy(run);
+	}
+}
+
+/* C10: 6 ranks, float16 sum. Element 0: +24000 on every rank -> +Inf;
+ * element 1: +24000 on even ranks, -24000 on odd ones -> 0. */
+static void
+test_c10(void)
+{
+	struct vals v = { .n = 6, .count = 2, .d = HC_DTYPE_FLOAT16,
+			  .op = HC_OP_SUM };
+	uint32_t r;
+
+	for (r = 0; r < v.n; r++) {
+		v.in[r][0] = 24000;
+		v.in[r][1] = r % 2 ? -24000 : 24000;
+	}
+	v.want[0] = INFINITY;
+	v.want[1] = 0;
+	run_vals(&v);
+}
+
+/* C11: 8 ranks, bfloat16 sum: 256 + 7 x 1.0 = 263, which bf16 (8 bits of
+ * significand) rounds to 264; 256 would mean the addends were lost. */
+static void
+test_c11(void)
+{
+	struct vals v = { .n = 8, .count = 1, .d = HC_DTYPE_BFLOAT16,
+			  .op = HC_OP_SUM };
+	uint32_t r;
+
+	for (r = 0; r < v.n; r++)
+		v.in[r][0] = r == 0 ? 256 : 1;
+	v.want[0] = 264;
+	run_vals(&v);
+}
+
+/* C12: 3 ranks, int32 avg: the 64-bit sum truncated toward zero. */
+static void
+test_c12(void)
+{
+	static const double cases[4][3] = {
+		{ 7, 8, 10 }, { -7, -8, -10 }, { 1, 1, 1 },
+		{ INT32_MAX, INT32_MAX, INT32_MAX },
+	};
+	static const double want[4] = { 8, -8, 1, INT32_MAX };
+	struct vals v = { .n = 3, .count = 4, .d = HC_DTYPE_INT32,
+			  .op = HC_OP_AVG };
+	uint32_t r, i;
+
+	for (i = 0; i < 4; i++) {
+		for (r = 0; r < 3; r++)
+			v.in[r][i] = cases[i][r];
+		v.want[i] = want[i];
+	}
+	run_vals(&v);
+}
+
+static CU_TestInfo c02_tests[] = {
+	{ "C02 n=2 (control), every algorithm forced", test_c02_2 },
+	{ "C02 n=3", test_c02_3 },
+	{ "C02 n=4 (control)", test_c02_4 },
+	{ "C02 n=5", test_c02_5 },
+	{ "C02 n=6 (hier: 2 groups of 3)", test_c02_6 },
+	{ "C02 n=7", test_c02_7 },
+	{ "C02 n=8 (control; hier: 2 groups of 4)", test_c02_8 },
+	{ "C02 n=12 (hier: 3 groups of 4)", test_c02_12 },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo contract_tests[] = {
+	{ "C10 fp16 sum on 6 ranks: +Inf, and 0 for alternating signs",
+	  test_c10 },
+	{ "C11 bf16 sum on 8 ranks: 256 + 7 x 1 is 264 everywhere", test_c11 },
+	{ "C12 int32 avg on 3 ranks truncates the 64-bit sum", test_c12 },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+	{ "C02 on sim", NULL, NULL, NULL, NULL, c02_tests },
+	{ "C10-C12 on sim, every algorithm", NULL, NULL, NULL, NULL,
+	  contract_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+int
+main(void)
+{
+	unsigned int failures;
+	CU_ErrorCode run;
+	double w0 = clock_s();
+
+	if (test_eal_init("test_simcases", "1536", "hcsimcases") != 0)
+		return EXIT_FAILURE;
+	rte_log_set_level_pattern("hc.*", RTE_LOG_WARNING);
+	if (CU_initialize_registry() != CUE_SUCCESS ||
+	    CU_register_suites(suites) != CUE_SUCCESS) {
+		fprintf(stderr, "test_simcases: %s\n", CU_get_error_msg());
+		CU_cleanup_registry();
+		test_eal_fini();
+		return EXIT_FAILURE;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	run = CU_basic_run_tests();
+	printf("\nsimcases: %" PRIu64 " collectives, %" PRIu64 " result "
+	       "elements checked, %" PRIu64 " failed; wall %.1f s\n",
+	       totals.runs, totals.checked, totals.failed, clock_s() - w0);
+	failures = CU_get_number_of_failures() +
+		   CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	test_eal_fini();
+	return run == CUE_SUCCESS && failures == 0 ? EXIT_SUCCESS
+						   : EXIT_FAILURE;
+}
