@@ -154,6 +154,62 @@ clock_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Every pattern of pattern.h repeats with period 1024 in the element
+ * index (P32: i % 1024, P16: i % 4, PPROD: i % 2). */
+#define SC_PERIOD 1024
+
+/* Repeat the first `have` elements of buf (es bytes each) up to count. */
+static void
+sc_replicate(uint8_t *buf, size_t es, uint64_t have, uint64_t count)
+{
+	while (have < count) {
+		uint64_t k = RTE_MIN(have, count - have);
+
+		memcpy(buf + have * es, buf, k * es);
+		have += k;
+	}
+}
+
+/* hc_pattern_fill, one period computed and the rest copied. */
+static void
+sc_fill(void *buf, enum hc_dtype d, enum hc_op op, uint64_t count, int r)
+{
+	hc_pattern_fill(buf, d, op, RTE_MIN(count, (uint64_t)SC_PERIOD), r);
+	sc_replicate(buf, hc_dtype_size(d), SC_PERIOD, count);
+}
+
+/* What collective k leaves over n ranks, built from pattern.h as
+ * hc_pattern_result_wrong defines it: the whole n * count reduction for
+ * reduce-scatter (rank r's result is block r), n blocks for all-gather,
+ * count elements otherwise. @return the buffer (malloc) or NULL. */
+static uint8_t *
+sc_expected(const struct one *o, uint32_t n, uint64_t len)
+{
+	size_t es = hc_dtype_size(o->d);
+	uint8_t *e = malloc(len * es + 1);
+	uint64_t i, q;
+
+	if (e == NULL)
+		return NULL;
+	switch (o->k->pat) {
+	case HC_PATTERN_ALLGATHER:
+		for (q = 0; q < n; q++)
+			sc_fill(e + q * o->count * es, o->d, HC_OP_SUM,
+				o->count, (int)q);
+		break;
+	case HC_PATTERN_BROADCAST:
+		sc_fill(e, o->d, HC_OP_SUM, len, o->root);
+		break;
+	default:
+		for (i = 0; i < RTE_MIN(len, (uint64_t)SC_PERIOD); i++)
+			hc_pattern_store(e, o->d, i, hc_pattern_expected(o->d,
+					 o->op, i, (int)n));
+		sc_replicate(e, es, SC_PERIOD, len);
+		break;
+	}
+	return e;
+}
+
 /* One collective in flight on every rank: its buffers and requests. */
 struct sc_job {
 	struct one o;
@@ -200,20 +256,20 @@ sc_submit(struct hc_simrun *run, struct sc_job *j)
 		CU_ASSERT_FATAL(sb != NULL && rb != NULL);
 		memset(rb, 0xa5, big * es);
 		if (o->in_place && j->sn > j->rn) {         /* reduce-scatter */
-			hc_pattern_fill(rb, o->d, fill_op, j->sn, (int)r);
+			sc_fill(rb, o->d, fill_op, j->sn, (int)r);
 			s = rb;
 			j->res[r] = rb + off;
 		} else if (o->in_place && j->rn > j->sn) {  /* all-gather */
-			hc_pattern_fill(rb + off, o->d, fill_op, o->count,
+			sc_fill(rb + off, o->d, fill_op, o->count,
 					(int)r);
 			s = rb + off;
 			j->res[r] = rb;
 		} else if (o->in_place) {
-			hc_pattern_fill(rb, o->d, fill_op, j->sn, (int)r);
+			sc_fill(rb, o->d, fill_op, j->sn, (int)r);
 			s = rb;
 			j->res[r] = rb;
 		} else {
-			hc_pattern_fill(sb, o->d, fill_op, j->sn, (int)r);
+			sc_fill(sb, o->d, fill_op, j->sn, (int)r);
 			s = sb;
 			j->res[r] = rb;
 		}
@@ -234,22 +290,35 @@ static int
 sc_finish(struct hc_simrun *run, struct sc_job *j)
 {
 	const struct one *o = &j->o;
+	uint8_t *want = sc_expected(o, j->n, RTE_MAX(j->sn, j->rn));
+	size_t es = hc_dtype_size(o->d);
 	uint64_t wrong = 0;
 	uint32_t r;
 	int rc, bad = 0;
 
+	CU_ASSERT_FATAL(want != NULL);
 	rc = hc_simrun_wait(run, j->req, j->status, NULL, COLL_LIMIT_NS);
 	for (r = 0; r < j->n; r++) {
+		uint64_t off = o->k->pat == HC_PATTERN_REDUCE_SCATTER ?
+			       (uint64_t)r * o->count : 0;
+		uint64_t len = o->k->pat == HC_PATTERN_ALLGATHER ? j->rn :
+			       o->count;
+
 		if (j->status[r] != 0 || j->req[r] != NULL) {
 			bad++;
 			continue;
 		}
-		wrong += hc_pattern_result_wrong(o->k->pat, j->res[r], o->d,
-					o->k->reduces ? o->op : HC_OP_SUM,
-					o->count, (int)j->n, (int)r, o->root);
-		totals.checked += o->k->pat == HC_PATTERN_REDUCE &&
-				  (int)r != o->root ? 0 : j->rn;
+		if (o->k->pat == HC_PATTERN_REDUCE && (int)r != o->root)
+			continue; /* no result there */
+		/* Equal bytes are equal values: the patterns hold no NaN
+		 * and no -0; on a difference, count elements by value. */
+		if (memcmp(j->res[r], want + off * es, len * es) != 0)
+			wrong += hc_pattern_result_wrong(o->k->pat, j->res[r],
+				o->d, o->k->reduces ? o->op : HC_OP_SUM,
+				o->count, (int)j->n, (int)r, o->root);
+		totals.checked += len;
 	}
+	free(want);
 	totals.runs++;
 	totals.vtime_ns += hc_simrun_now(run) - j->t0;
 	if ((rc != 0 || bad != 0 || wrong != 0) &&
