@@ -80,14 +80,16 @@ usage(FILE *f)
 "  -c, --check 0|1        check results, count #wrong (default 1)\n"
 "  -d, --datatype T       int8|uint8|int32|uint32|int64|uint64|half|\n"
 "                         bfloat16|float|double|all (default float)\n"
-"  -o, --op OP            sum|prod|min|max|avg|all (default sum)\n"
+"  -o, --op OP            sum|prod|min|max|avg|all (default sum); ignored\n"
+"                         by allgather and bcast\n"
 "      --rank R           this rank (default: HC_RANK)\n"
 "      --world-size N     ranks expected (default: HC_WORLD_SIZE, else the\n"
 "                         cluster file)\n"
 "      --config FILE      cluster file (default: HC_CONFIG)\n"
 "      --coll C           allreduce (default), reducescatter, allgather,\n"
 "                         bcast, reduce\n"
-"  -r, --root R           root of bcast and reduce (default 0)\n"
+"  -r, --root R           root of bcast and reduce (default 0); checked\n"
+"                         against n, ignored by the others\n"
 "  -a, --algo A           all-reduce algorithm: ring | tree (double binary\n"
 "                         tree) | hd (halving-doubling) | hier (two-level by\n"
 "                         the [rank.N] group key) | auto (the alpha-beta\n"
@@ -561,8 +563,10 @@ main(int argc, char **argv)
 		if (o.dtype >= 0 && d != o.dtype)
 			continue;
 		for (p = 0; p < HC_OP__MAX; p++) {
-			if ((o.op >= 0 && p != o.op) ||
-			    (!colls[o.coll].reduces && p != HC_OP_SUM))
+			/* -o names the op of the reducing collectives; the
+			 * others run once whatever it says */
+			if (colls[o.coll].reduces ? o.op >= 0 && p != o.op
+						  : p != HC_OP_SUM)
 				continue;
 			for (size = o.minbytes; size <= o.maxbytes;
 			     size = size * o.factor > size ? size * o.factor

@@ -49,6 +49,7 @@ extern const struct hc_algo hc_algo_hier;  /**< two-level, by group */
 
 /** The ops table of an all-reduce algorithm id (not AUTO), or NULL. */
 const struct hc_algo *hc_algo_get(enum hc_algo_id a);
+extern const struct hc_algo hc_algo_p2p;
 
 /* Control messages ride in DATA packets with a reserved step number:
  * HC_STEP_SIG carries the sender's signature of the collective (payload:
@@ -56,6 +57,18 @@ const struct hc_algo *hc_algo_get(enum hc_algo_id a);
  * negative error code, 4 bytes in network byte order). */
 #define HC_STEP_SIG   0xffff
 #define HC_STEP_ABORT 0xfffe
+/* Point-to-point (p2p.c): coll_seq is the sequence number of the
+ * (communicator, sender, receiver) stream; HC_STEP_P2P carries payload
+ * at its byte offset, HC_STEP_P2P_HDR the sender's signature (4 bytes). */
+#define HC_STEP_P2P     0xfffd
+#define HC_STEP_P2P_HDR 0xfffc
+
+/** Whether a DATA packet with this step belongs to a send/receive. */
+static inline int
+hc_coll_step_p2p(uint16_t step)
+{
+	return step == HC_STEP_P2P || step == HC_STEP_P2P_HDR;
+}
 
 enum hc_coll_kind {
 	HC_COLL_ALLREDUCE = 1,
@@ -65,7 +78,17 @@ enum hc_coll_kind {
 	HC_COLL_BROADCAST,
 	HC_COLL_REDUCE,
 	HC_COLL_COMM_ADD,       /**< engine: register op->comm (split) */
+	HC_COLL_REDUCE_SCATTERV, /**< per-rank counts (op->vbounds) */
+	HC_COLL_ALLGATHERV,     /**< per-rank counts and displacements */
+	HC_COLL_SEND,           /**< point-to-point (p2p.c); root: peer */
+	HC_COLL_RECV,
 };
+
+static inline int
+hc_coll_kind_p2p(enum hc_coll_kind kind)
+{
+	return kind == HC_COLL_SEND || kind == HC_COLL_RECV;
+}
 
 struct hc_coll_op {
 	struct hc_comm *comm;
@@ -76,7 +99,8 @@ struct hc_coll_op {
 	uint32_t sig;           /**< signature of (kind, dtype, op, count) */
 	enum hc_dtype dtype;
 	enum hc_op op;
-	uint32_t root;          /**< comm rank of broadcast/reduce, else 0 */
+	uint32_t root;          /**< comm rank of broadcast/reduce, the peer
+	                         *   of send/receive, else 0 */
 	uint64_t count;         /**< elements per rank, as the API names it
 	                         *   (all-reduce count, reduce-scatter
 	                         *   recvcount, all-gather sendcount) */
@@ -84,6 +108,13 @@ struct hc_coll_op {
 	                         *   n * count for reduce-scatter/all-gather */
 	uint64_t out_base;      /**< element of the full buffer where recv
 	                         *   starts: r * count for reduce-scatter */
+	uint64_t *vbounds;      /**< v-variants: n + 1 prefix sums of the
+	                         *   counts (block b is elements vbounds[b]..
+	                         *   vbounds[b+1]-1 of the packed buffer),
+	                         *   then n displacements; owned; else NULL */
+	const uint64_t *vdispls; /**< all-gatherv: where block b starts in
+	                         *   recv (elements), inside vbounds; NULL:
+	                         *   packed */
 	uint32_t elem_size;     /**< bytes */
 	const uint8_t *send;
 	uint8_t *recv;
@@ -98,7 +129,8 @@ struct hc_coll_op {
 	                         *   asks for another */
 	int status;             /**< 0 while running or done, else -HC_ERR_* */
 	int done;               /**< 1 when complete (status 0) */
-	int started;            /**< on comm's active list */
+	int started;            /**< on comm's active list (p2p list for
+	                         *   send/receive) */
 	int pending;            /**< on comm's pending list */
 	struct hct_msg *ctl;    /**< signature messages sent by this op */
 	uint32_t ctl_left;      /**< of those, not yet cut into packets */
@@ -142,18 +174,43 @@ struct hc_comm {
 	int error;              /**< sticky: set when an op failed */
 	struct hc_coll_op_list pending; /**< submitted, an earlier seq not yet */
 	struct hc_coll_op_list active;  /**< started, not finished */
+	struct hc_coll_op_list p2p;     /**< started sends and receives */
+	uint32_t *p2p_tx_seq;   /**< [comm rank] next send's sequence number
+	                         *   (application threads, atomic) */
+	uint32_t *p2p_rx_seq;   /**< [comm rank] next receive's, likewise */
+	uint32_t *p2p_rx_posted; /**< [comm rank] engine: receives started
+	                          *   from that peer (sequence mark) */
 	struct hct_msg *abort_msgs;     /**< one per rank, for the broadcast */
 	uint32_t abort_wire;            /**< their payload */
 	int aborted;                    /**< the broadcast went out */
 };
 
-/** op is over: failed, or done with its control messages cut and every
- *  signature it waits for arrived. */
+/** op succeeded here: its data part is done and every signature it
+ *  waits for arrived (until then a timeout, a mismatch, an ABORT or a
+ *  lost peer still fails it). */
+static inline int
+hc_coll_op_complete(const struct hc_coll_op *op)
+{
+	return op->status == 0 && op->done && op->sig_got >= op->sig_wanted;
+}
+
+/** op is over: failed, or complete with its control messages cut. */
 static inline int
 hc_coll_op_over(const struct hc_coll_op *op)
 {
-	return op->status != 0 || (op->done && op->ctl_left == 0 &&
-				   op->sig_got >= op->sig_wanted);
+	return op->status != 0 || (hc_coll_op_complete(op) &&
+				   op->ctl_left == 0);
+}
+
+/** Where element e (packed numbering) of block b of a gathered result
+ *  lives in op->recv: the same element unless all-gatherv displacements
+ *  place the blocks elsewhere. */
+static inline uint8_t *
+hc_coll_gather_ptr(const struct hc_coll_op *op, uint32_t b, uint64_t e)
+{
+	if (op->vdispls != NULL)
+		e = e - op->vbounds[b] + op->vdispls[b];
+	return op->recv + e * op->elem_size;
 }
 
 /** A held DATA packet of a collective not posted yet. */
@@ -239,12 +296,35 @@ int hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 		    enum hc_op rop, uint32_t root);
 
 /**
+ * hc_coll_prepare for the v-variants, per-rank counts[0..n-1]:
+ * REDUCE_SCATTERV: sendbuf holds sum(counts) elements, block q packed at
+ * counts[0] + ... + counts[q-1]; recvbuf counts[rank] (in place when
+ * recvbuf == sendbuf + that offset); displs ignored. ALLGATHERV: sendbuf
+ * counts[rank] elements, block q lands at recvbuf + displs[q] elements
+ * (displs NULL: packed); in place when sendbuf is block rank itself;
+ * receive blocks must not overlap each other or sendbuf. counts and
+ * displs are copied. The signature covers every count.
+ * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM.
+ */
+int hc_coll_prepare_v(struct hc_comm *comm, struct hc_coll_op *op,
+		      enum hc_coll_kind kind, const void *sendbuf,
+		      void *recvbuf, const uint64_t *counts,
+		      const uint64_t *displs, enum hc_dtype dtype,
+		      enum hc_op rop);
+
+/**
  * Engine thread: hand a prepared op to its communicator. Ops start in
  * sequence order; an op whose predecessors have not arrived waits. When
  * this returns, op may have started, completed (op->done) or failed
  * (op->status, e.g. -HC_ERR_ABORTED after an earlier failure).
  */
 void hc_coll_submit(struct hc_coll_op *op);
+
+/** Whether a prepared op is consistent (dtype, op, sizes, root, kernel):
+ *  the engine's own check of what an application thread handed it; an op
+ *  that fails it ends with HC_ERR_INTERNAL and fails its communicator
+ *  (collectives) instead of reaching the algorithms. */
+int hc_coll_op_valid(const struct hc_coll_op *op);
 
 /** Fail op with err (and its communicator), stop its sends. */
 void hc_coll_op_fail(struct hc_coll_op *op, int err);
@@ -270,6 +350,41 @@ int hc_coll_set_groups(struct hc_coll *c, const uint32_t *group_of,
 /** Set the agreed link parameters of c and of its registered
  *  communicators (every rank must pass the same values). */
 void hc_coll_set_tune(struct hc_coll *c, const struct hc_tune *t);
+/** FNV-1a of the arguments every rank must agree on (count: the v-variants
+ *  pass a hash of the counts; algo: the all-reduce algorithm, hashed only
+ *  when not the ring, so the ring's signature is what it always was). */
+uint32_t hc_coll_signature(enum hc_coll_kind kind, enum hc_dtype dtype,
+			   enum hc_op op, uint64_t count, uint32_t root,
+			   enum hc_algo_id algo);
+
+/** Hold DATA packet m of a collective or receive not posted yet.
+ *  @return HCT_RX_HELD, or HCT_RX_REJECT when the table is full (the
+ *  packet comes again by retransmission). */
+enum hct_rx_verdict hc_coll_hold(struct hc_coll *c, uint32_t src,
+				 const struct hct_data_desc *d,
+				 const uint8_t *payload, struct rte_mbuf *m);
+
+/**
+ * Validate a send (buf read) or receive (buf written) of count elements
+ * of dtype to or from comm rank peer, and assign its sequence number in
+ * that direction. Application thread.
+ * @return 0, -HC_ERR_INVAL (NULL comm, unknown dtype, peer outside
+ *         0..n-1, NULL buf with count > 0, count above 2^61),
+ *         -HC_ERR_UNSUPPORTED (peer is this rank).
+ */
+int hc_p2p_prepare(struct hc_comm *comm, struct hc_coll_op *op,
+		   enum hc_coll_kind kind, void *buf, uint64_t count,
+		   enum hc_dtype dtype, int peer);
+
+/** Engine thread: start a prepared send or receive (no sequence order
+ *  with collectives). */
+void hc_p2p_start(struct hc_coll_op *op);
+
+/** A DATA packet of comm with a p2p step from world rank src (m NULL:
+ *  a held one being delivered). */
+enum hct_rx_verdict hc_p2p_data(struct hc_coll *c, struct hc_comm *comm,
+				uint32_t src, const struct hct_data_desc *d,
+				const uint8_t *payload, struct rte_mbuf *m);
 
 /** Comm rank of a world rank in comm, or UINT32_MAX. */
 uint32_t hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank);

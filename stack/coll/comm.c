@@ -116,8 +116,13 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	comm->of_world = malloc(world_size * sizeof(*comm->of_world));
 	comm->abort_msgs = calloc(size, sizeof(*comm->abort_msgs));
 	comm->group = calloc(size, sizeof(*comm->group));
+	comm->p2p_tx_seq = calloc(size, sizeof(*comm->p2p_tx_seq));
+	comm->p2p_rx_seq = calloc(size, sizeof(*comm->p2p_rx_seq));
+	comm->p2p_rx_posted = calloc(size, sizeof(*comm->p2p_rx_posted));
 	if (comm->world == NULL || comm->of_world == NULL ||
-	    comm->abort_msgs == NULL || comm->group == NULL) {
+	    comm->abort_msgs == NULL || comm->group == NULL ||
+	    comm->p2p_tx_seq == NULL || comm->p2p_rx_seq == NULL ||
+	    comm->p2p_rx_posted == NULL) {
 		hc_comm_fini(comm);
 		return -HC_ERR_NOMEM;
 	}
@@ -135,6 +140,7 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	comm->owner = owner;
 	TAILQ_INIT(&comm->pending);
 	TAILQ_INIT(&comm->active);
+	TAILQ_INIT(&comm->p2p);
 	comm->id = id;
 	comm->rank = rank;
 	comm->size = size;
@@ -180,6 +186,12 @@ hc_comm_fini(struct hc_comm *comm)
 	free(comm->abort_msgs);
 	free(comm->group);
 	comm->group = NULL;
+	free(comm->p2p_tx_seq);
+	free(comm->p2p_rx_seq);
+	free(comm->p2p_rx_posted);
+	comm->p2p_tx_seq = NULL;
+	comm->p2p_rx_seq = NULL;
+	comm->p2p_rx_posted = NULL;
 	comm->world = NULL;
 	comm->of_world = NULL;
 	comm->abort_msgs = NULL;
@@ -217,9 +229,9 @@ hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank)
 }
 
 /* FNV-1a (Fowler, Noll, Vo) over the arguments every rank must agree on. */
-static uint32_t
-signature(enum hc_coll_kind kind, enum hc_dtype dtype, enum hc_op op,
-	  uint64_t count, uint32_t root, enum hc_algo_id algo)
+uint32_t
+hc_coll_signature(enum hc_coll_kind kind, enum hc_dtype dtype, enum hc_op op,
+		  uint64_t count, uint32_t root, enum hc_algo_id algo)
 {
 	/* The ring's (and every other collective's) is as before the
 	 * algorithm entered it. */
@@ -283,8 +295,12 @@ drain_unexpected(struct hc_coll *c, struct hc_coll_op *op)
 	for (i = 0; i < c->unexp_len; i++) {
 		struct hc_unexpected *u = &c->unexp[i];
 
+		/* A done op still takes signatures and ABORTs (rooted
+		 * collectives: the data part may finish first). */
 		if (u->d.comm_id != op->comm->id || u->d.coll_seq != op->seq ||
-		    op->status != 0 || op->done) {
+		    hc_coll_step_p2p(u->d.step) || op->status != 0 ||
+		    (op->done && u->d.step != HC_STEP_SIG &&
+		     u->d.step != HC_STEP_ABORT)) {
 			c->unexp[kept++] = *u;
 			continue;
 		}
@@ -301,7 +317,34 @@ static const char *const kind_names[] = {
 	[HC_COLL_BARRIER] = "barrier",
 	[HC_COLL_BROADCAST] = "broadcast",
 	[HC_COLL_REDUCE] = "reduce",
+	[HC_COLL_REDUCE_SCATTERV] = "reduce-scatterv",
+	[HC_COLL_ALLGATHERV] = "all-gatherv",
 };
+
+/* Fill what every prepared collective has: takes the next sequence
+ * number of comm. */
+static void
+op_fill(struct hc_coll_op *op, struct hc_comm *comm, enum hc_coll_kind kind,
+	uint32_t sig, enum hc_dtype dtype, enum hc_op rop, const void *sendbuf,
+	void *recvbuf)
+{
+	int gathers = kind == HC_COLL_ALLGATHER ||
+		      kind == HC_COLL_ALLGATHERV || kind == HC_COLL_BROADCAST;
+
+	op->comm = comm;
+	op->kind = kind;
+	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
+	op->sig = sig;
+	op->dtype = dtype;
+	op->op = rop;
+	op->elem_size = (uint32_t)hc_dtype_size(dtype);
+	op->send = sendbuf;
+	op->recv = recvbuf;
+	op->acc = gathers ? dtype : hc_reduce_acc_dtype(dtype, rop);
+	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
+	op->reduce = hc_reduce_get(op->acc, rop);
+	op->cls = HCT_CLASS_NORMAL; /* request.c sets the caller's class */
+}
 
 int
 hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
@@ -379,26 +422,175 @@ hc_coll_prepare(struct hc_comm *comm, struct hc_coll_op *op,
 			return a;
 		op->algo_id = (enum hc_algo_id)a;
 	}
-	op->comm = comm;
-	op->kind = kind;
-	op->seq = __atomic_fetch_add(&comm->next_seq, 1, __ATOMIC_RELAXED);
+	op_fill(op, comm, kind, hc_coll_signature(kind, dtype, rop, count,
+						  root, op->algo_id),
+		dtype, rop, sendbuf, recvbuf);
 	op->root = root;
-	op->sig = signature(kind, dtype, rop, count, root, op->algo_id);
-	op->dtype = dtype;
-	op->op = rop;
 	op->count = count;
 	op->total = count * n;
 	op->out_base = kind == HC_COLL_REDUCE_SCATTER ? count * comm->rank : 0;
-	op->elem_size = (uint32_t)es;
-	op->send = sendbuf;
-	op->recv = recvbuf;
-	op->acc = kind == HC_COLL_ALLGATHER || kind == HC_COLL_BROADCAST ?
-		  dtype : hc_reduce_acc_dtype(dtype, rop);
-	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
-	op->reduce = hc_reduce_get(op->acc, rop);
 	op->algo = rooted ? &hc_algo_chain : hc_algo_get(op->algo_id);
-	op->cls = HCT_CLASS_NORMAL;
 	return 0;
+}
+
+/* FNV-1a 64 of the counts array: the v-variants' signature covers every
+ * rank's count, so ranks that disagree on any of them get MISMATCH. */
+static uint64_t
+counts_hash(const uint64_t *counts, uint32_t n)
+{
+	const uint8_t *b = (const uint8_t *)counts;
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n * sizeof(*counts); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+struct vblock {
+	uint64_t first, len; /* bytes */
+};
+
+static int
+vblock_cmp(const void *a, const void *b)
+{
+	const struct vblock *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Whether two of the n receive blocks (displs, counts, in elements of es
+ * bytes) overlap; empty blocks overlap nothing. */
+static int
+vblocks_overlap(const uint64_t *displs, const uint64_t *counts, uint32_t n,
+		size_t es, int *err)
+{
+	struct vblock *v = malloc(n * sizeof(*v));
+	uint32_t i, m = 0;
+	int bad = 0;
+
+	*err = 0;
+	if (v == NULL) {
+		*err = -HC_ERR_NOMEM;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (counts[i] > 0)
+			v[m++] = (struct vblock){ displs[i] * es, counts[i] * es };
+	qsort(v, m, sizeof(*v), vblock_cmp);
+	for (i = 1; i < m && !bad; i++)
+		bad = v[i].first < v[i - 1].first + v[i - 1].len;
+	free(v);
+	return bad;
+}
+
+int
+hc_coll_prepare_v(struct hc_comm *comm, struct hc_coll_op *op,
+		  enum hc_coll_kind kind, const void *sendbuf, void *recvbuf,
+		  const uint64_t *counts, const uint64_t *displs,
+		  enum hc_dtype dtype, enum hc_op rop)
+{
+	const char *name = kind_names[kind];
+	size_t es = hc_dtype_size(dtype);
+	int ag = kind == HC_COLL_ALLGATHERV, err;
+	const uint8_t *s = sendbuf, *r = recvbuf, *own;
+	uint64_t *b, total = 0, lim;
+	uint32_t n, q, me;
+
+	memset(op, 0, sizeof(*op));
+	if (ag)
+		rop = HC_OP_SUM; /* no reduction; fixed for the signature */
+	if (comm == NULL || counts == NULL || es == 0 ||
+	    (unsigned int)rop >= HC_OP__MAX) {
+		HC_LOG(ERR, COLL, "%s: %s", name, comm == NULL ?
+		       "no communicator" : counts == NULL ? "no counts" :
+		       es == 0 ? "unknown dtype" : "unknown op");
+		return -HC_ERR_INVAL;
+	}
+	n = comm->size;
+	me = comm->rank;
+	lim = UINT64_MAX / 8 / n;
+	for (q = 0; q < n; q++) {
+		if (counts[q] > lim || total > lim ||
+		    (displs != NULL && displs[q] > lim)) {
+			HC_LOG(ERR, COLL, "%s: count or displacement of rank %u "
+			       "too large", name, q);
+			return -HC_ERR_INVAL;
+		}
+		total += counts[q];
+	}
+	if (total > lim) {
+		HC_LOG(ERR, COLL, "%s: %" PRIu64 " elements in all: too many",
+		       name, total);
+		return -HC_ERR_INVAL;
+	}
+	if (!ag)
+		displs = NULL; /* reduce-scatterv: blocks packed in sendbuf */
+	/* Elements each side holds: all-gatherv sends counts[me] and
+	 * receives the blocks; reduce-scatterv sends total, receives
+	 * counts[me]. */
+	if (((ag ? counts[me] : total) > 0 && s == NULL) ||
+	    ((ag ? total : counts[me]) > 0 && r == NULL)) {
+		HC_LOG(ERR, COLL, "%s: NULL buffer", name);
+		return -HC_ERR_INVAL;
+	}
+	b = malloc((2 * (size_t)n + 1) * sizeof(*b));
+	if (b == NULL)
+		return -HC_ERR_NOMEM;
+	b[0] = 0;
+	for (q = 0; q < n; q++) {
+		b[q + 1] = b[q] + counts[q];
+		b[n + 1 + q] = displs != NULL ? displs[q] : b[q];
+	}
+	if (ag && total > 0) {
+		/* receive blocks disjoint; sendbuf is block me itself (in
+		 * place) or outside every block */
+		if (vblocks_overlap(b + n + 1, counts, n, es, &err) ||
+		    err != 0) {
+			free(b);
+			if (err != 0)
+				return err;
+			HC_LOG(ERR, COLL, "%s: receive blocks overlap", name);
+			return -HC_ERR_INVAL;
+		}
+		own = r + b[n + 1 + me] * es;
+		for (q = 0; q < n && s != own && counts[me] > 0; q++) {
+			const uint8_t *blk = r + b[n + 1 + q] * es;
+
+			if (counts[q] > 0 && s < blk + counts[q] * es &&
+			    blk < s + counts[me] * es) {
+				free(b);
+				HC_LOG(ERR, COLL, "%s: send buffer overlaps "
+				       "receive block %u", name, q);
+				return -HC_ERR_INVAL;
+			}
+		}
+	} else if (!ag && counts[me] > 0 && r != s + b[me] * es &&
+		   r < s + total * es && s < r + counts[me] * es) {
+		free(b);
+		HC_LOG(ERR, COLL, "%s: send and receive buffers overlap "
+		       "without being the in-place layout", name);
+		return -HC_ERR_INVAL;
+	}
+	op_fill(op, comm, kind, hc_coll_signature(kind, dtype, rop,
+						  counts_hash(counts, n), 0,
+						  HC_ALGO_RING),
+		dtype, rop, sendbuf, recvbuf);
+	op->count = counts[me];
+	op->total = total;
+	op->out_base = b[me];
+	op->vbounds = b;
+	op->vdispls = displs != NULL ? b + n + 1 : NULL;
+	op->algo = &hc_algo_ring;
+	return 0;
+}
+
+/* Element (of the packed buffer) where this rank's block starts. */
+static uint64_t
+own_first(const struct hc_coll_op *op)
+{
+	return op->vbounds != NULL ? op->vbounds[op->comm->rank]
+				   : op->count * op->comm->rank;
 }
 
 /* Fill op->work, the buffer the reduce-scatter phase accumulates in, and
@@ -423,14 +615,19 @@ prepare_buffers(struct hc_coll_op *op)
 		}
 		break; /* a work buffer: the send buffer stays untouched */
 	case HC_COLL_ALLGATHER:
-		if (op->send != op->recv + op->count * es * comm->rank)
-			memcpy(op->recv + op->count * es * comm->rank, op->send,
-			       op->count * es);
+	case HC_COLL_ALLGATHERV: {
+		uint8_t *own = hc_coll_gather_ptr(op, comm->rank,
+						  own_first(op));
+
+		if (op->count > 0 && op->send != own)
+			memcpy(own, op->send, op->count * es);
 		op->work = op->recv; /* no reduction */
 		return 0;
+	}
 	case HC_COLL_REDUCE_SCATTER:
+	case HC_COLL_REDUCE_SCATTERV:
 		if (comm->size == 1) {
-			if (op->send != op->recv)
+			if (op->count > 0 && op->send != op->recv)
 				memcpy(op->recv, op->send, op->count * es);
 			return 0;
 		}
@@ -524,6 +721,25 @@ broadcast_abort(struct hc_comm *comm, uint32_t seq, int err)
 	}
 }
 
+static void comm_fail(struct hc_comm *comm, int err, uint32_t lost);
+
+int
+hc_coll_op_valid(const struct hc_coll_op *op)
+{
+	int reduces = op->kind == HC_COLL_ALLREDUCE ||
+		      op->kind == HC_COLL_REDUCE_SCATTER ||
+		      op->kind == HC_COLL_REDUCE_SCATTERV ||
+		      op->kind == HC_COLL_REDUCE;
+
+	return (unsigned int)op->dtype < HC_DTYPE__MAX &&
+	       (unsigned int)op->op < HC_OP__MAX &&
+	       op->elem_size == hc_dtype_size(op->dtype) &&
+	       (unsigned int)op->acc < HC_DTYPE__MAX &&
+	       op->acc_size == hc_dtype_size(op->acc) &&
+	       (!reduces || op->total == 0 || op->reduce != NULL) &&
+	       op->root < op->comm->size && op->algo != NULL;
+}
+
 /* Start op (its turn in sequence order has come). */
 static void
 op_start(struct hc_coll_op *op)
@@ -536,11 +752,22 @@ op_start(struct hc_coll_op *op)
 		op->status = -HC_ERR_ABORTED;
 		return;
 	}
-	if (op->count == 0 && comm->size == 1) {
+	if (!hc_coll_op_valid(op)) {
+		/* The peers cannot complete it without us: they learn at
+		 * once instead of at their timeout (C19). */
+		HC_LOG(ERR, COLL, "collective %u: invalid on the engine "
+		       "(kind %d, dtype %d, op %d, root %u)", op->seq, op->kind,
+		       op->dtype, op->op, op->root);
+		op->status = -HC_ERR_INTERNAL;
+		comm_fail(comm, op->status, UINT32_MAX);
+		broadcast_abort(comm, op->seq, op->status);
+		return;
+	}
+	if (op->total == 0 && comm->size == 1) {
 		op->done = 1;
 		return;
 	}
-	if (op->count == 0) {
+	if (op->total == 0) {
 		/* No data to carry the signature: tell every rank, and finish
 		 * only when every rank said the same (C05, C13). */
 		TAILQ_INSERT_TAIL(&comm->active, op, link);
@@ -565,11 +792,13 @@ op_start(struct hc_coll_op *op)
 	op->started = 1;
 	/* The signature goes first to the right neighbour: should our data
 	 * never reach it (we have less to send than it expects), it still
-	 * learns that we disagree. (Rooted collectives have ranks that only
-	 * send and so may finish before a mismatch or an absent rank is
-	 * known: telling every rank closes that gap, but the first try
-	 * made the broadcast suites flaky; it is not on yet.) */
-	rc = send_signatures(op, 0);
+	 * learns that we disagree. A rooted collective's chain has ranks
+	 * that only send (the broadcast root, the head of a reduce) and
+	 * ranks whose downstream may never join: there every rank tells
+	 * every rank, and an op completes only when all n - 1 signatures
+	 * arrived (C05, C17). Until then it can still fail: a timeout, a
+	 * mismatch or an ABORT reach an op whose data part is done. */
+	rc = send_signatures(op, op->algo == &hc_algo_chain);
 	if (rc == 0)
 		rc = op->algo->start(op);
 	if (rc != 0) {
@@ -585,6 +814,10 @@ hc_coll_submit(struct hc_coll_op *op)
 	struct hc_comm *comm = op->comm;
 	struct hc_coll_op *p;
 
+	if (hc_coll_kind_p2p(op->kind)) {
+		hc_p2p_start(op);
+		return;
+	}
 	/* Keep pending sorted by sequence number (wrap-safe). */
 	TAILQ_FOREACH(p, &comm->pending, link)
 		if (hct_psn_lt(op->seq, p->seq))
@@ -602,13 +835,32 @@ hc_coll_submit(struct hc_coll_op *op)
 	}
 }
 
+/* The communicator failed with err: it accepts no new work, and its
+ * sends and receives in flight end (with err when the lost peer is
+ * theirs, else HC_ERR_ABORTED). lost: the comm rank of a lost peer, or
+ * UINT32_MAX. */
+static void
+comm_fail(struct hc_comm *comm, int err, uint32_t lost)
+{
+	struct hc_coll_op *op, *next;
+
+	comm->error = err;
+	for (op = TAILQ_FIRST(&comm->p2p); op != NULL; op = next) {
+		next = TAILQ_NEXT(op, link);
+		hc_coll_op_fail(op, op->root == lost ? err : -HC_ERR_ABORTED);
+	}
+}
+
 void
 hc_coll_op_fail(struct hc_coll_op *op, int err)
 {
-	if (op->status != 0 || op->done)
+	if (op->status != 0 || hc_coll_op_complete(op))
 		return;
 	op->status = err;
-	op->comm->error = err;
+	/* A failed send or receive fails itself only: the streams stay
+	 * matched by their sequence numbers. */
+	if (!hc_coll_kind_p2p(op->kind) && op->comm->error == 0)
+		comm_fail(op->comm, err, UINT32_MAX);
 	/* Queued messages point into op's buffers, which the caller gets
 	 * back now. */
 	hct_cancel_owner(op->comm->coll->hct, op);
@@ -618,7 +870,8 @@ void
 hc_coll_op_end(struct hc_coll_op *op)
 {
 	if (op->started) {
-		TAILQ_REMOVE(&op->comm->active, op, link);
+		TAILQ_REMOVE(hc_coll_kind_p2p(op->kind) ? &op->comm->p2p :
+			     &op->comm->active, op, link);
 		op->started = 0;
 	}
 	if (op->pending) {
@@ -627,12 +880,27 @@ hc_coll_op_end(struct hc_coll_op *op)
 	}
 	free(op->ctl);
 	op->ctl = NULL;
+	free(op->vbounds);
+	op->vbounds = NULL;
+	op->vdispls = NULL;
 	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
 		op->algo->fini(op);
 	op->algo_state = NULL;
 	if (op->work != NULL && op->work != op->recv)
 		free(op->work);
 	op->work = NULL;
+}
+
+enum hct_rx_verdict
+hc_coll_hold(struct hc_coll *c, uint32_t src, const struct hct_data_desc *d,
+	     const uint8_t *payload, struct rte_mbuf *m)
+{
+	if (c->unexp_len == c->unexp_max)
+		return HCT_RX_REJECT;
+	c->unexp[c->unexp_len++] = (struct hc_unexpected){
+		.m = m, .src = src, .d = *d, .payload = payload };
+	c->stats.unexpected_held++;
+	return HCT_RX_HELD;
 }
 
 enum hct_rx_verdict
@@ -648,6 +916,8 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		c->stats.stale_rx++;
 		return HCT_RX_CONSUMED;
 	}
+	if (comm != NULL && hc_coll_step_p2p(d->step))
+		return hc_p2p_data(c, comm, src, d, payload, m);
 	if (comm != NULL)
 		TAILQ_FOREACH(op, &comm->active, link)
 			if (op->seq == d->coll_seq)
@@ -664,7 +934,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		       src);
 		TAILQ_FOREACH(op, &comm->active, link)
 			hc_coll_op_fail(op, -HC_ERR_ABORTED);
-		comm->error = -HC_ERR_ABORTED;
+		comm_fail(comm, -HC_ERR_ABORTED, UINT32_MAX);
 		return HCT_RX_CONSUMED;
 	}
 	if (op == NULL) {
@@ -673,12 +943,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 			c->stats.stale_rx++; /* a finished collective's */
 			return HCT_RX_CONSUMED;
 		}
-		if (c->unexp_len == c->unexp_max)
-			return HCT_RX_REJECT;
-		c->unexp[c->unexp_len++] = (struct hc_unexpected){
-			.m = m, .src = src, .d = *d, .payload = payload };
-		c->stats.unexpected_held++;
-		return HCT_RX_HELD;
+		return hc_coll_hold(c, src, d, payload, m);
 	}
 	/* A done op still counts signatures: its data part may finish
 	 * before every rank's signature arrived. */
@@ -717,7 +982,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		HC_LOG(DEBUG, COLL, "collective %u: signature from rank %u "
 		       "(%u of %u)", op->seq, src, op->sig_got + 1,
 		       op->sig_wanted);
-		if (++op->sig_got >= op->sig_wanted && op->count == 0)
+		if (++op->sig_got >= op->sig_wanted && op->total == 0)
 			op->done = 1;
 		return HCT_RX_CONSUMED;
 	}
@@ -754,8 +1019,8 @@ hc_coll_peer_lost(void *ctx, uint32_t rank)
 
 		if (hc_comm_rank_of(comm, rank) == UINT32_MAX)
 			continue;
+		comm_fail(comm, -HC_ERR_PEER_LOST, hc_comm_rank_of(comm, rank));
 		TAILQ_FOREACH(op, &comm->active, link)
 			hc_coll_op_fail(op, -HC_ERR_PEER_LOST);
-		comm->error = -HC_ERR_PEER_LOST;
 	}
 }

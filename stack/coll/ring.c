@@ -63,7 +63,6 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 	struct hct_msg *msg = &g->s.msgs[idx(g, step, slice)];
 	uint32_t c = hc_ring_send_chunk(g->n, op->comm->rank, step);
 	uint32_t es = reduce_phase(g, step) ? op->acc_size : op->elem_size;
-	uint8_t *buf = reduce_phase(g, step) ? op->work : op->recv;
 	uint64_t first, len;
 	int rc;
 
@@ -72,7 +71,8 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 		g->s.send_left--;
 		return;
 	}
-	msg->src = buf + first * es;
+	msg->src = reduce_phase(g, step) ? op->work + first * es :
+		   hc_coll_gather_ptr(op, (c + g->n - g->shift) % g->n, first);
 	msg->len = len * es;
 	msg->owner = op;
 	msg->cls = op->cls;
@@ -136,11 +136,13 @@ ring_start(struct hc_coll_op *op)
 	g->n = n;
 	switch (op->kind) {
 	case HC_COLL_REDUCE_SCATTER:
+	case HC_COLL_REDUCE_SCATTERV:
 		g->j0 = 0;
 		g->j1 = n - 1;
 		g->shift = 1;
 		break;
 	case HC_COLL_ALLGATHER:
+	case HC_COLL_ALLGATHERV:
 		g->j0 = n - 1;
 		g->j1 = 2 * (n - 1);
 		g->shift = 1;
@@ -153,9 +155,14 @@ ring_start(struct hc_coll_op *op)
 	}
 	/* Slices sized by the bytes that travel: the accumulation type
 	 * while reducing, the element type while gathering. */
-	hc_ring_plan_init(&g->plan, op->total, n,
-			  g->j0 == 0 ? op->acc_size : op->elem_size,
-			  op->comm->coll->slice_bytes);
+	if (op->vbounds != NULL)
+		hc_ring_plan_init_v(&g->plan, op->vbounds, n,
+				    g->j0 == 0 ? op->acc_size : op->elem_size,
+				    op->comm->coll->slice_bytes);
+	else
+		hc_ring_plan_init(&g->plan, op->total, n,
+				  g->j0 == 0 ? op->acc_size : op->elem_size,
+				  op->comm->coll->slice_bytes);
 	g->left = op->comm->world[(r + n - 1) % n];
 	g->right = op->comm->world[(r + 1) % n];
 	steps = (uint64_t)(g->j1 - g->j0) * g->plan.nslices;
@@ -223,7 +230,7 @@ ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 	if (reduce_phase(g, step))
 		op->reduce(op->work + d->offset, payload, d->length / es);
 	else
-		memcpy(op->recv + d->offset, payload, d->length);
+		memcpy(hc_coll_gather_ptr(op, b, e), payload, d->length);
 	*got += d->length;
 	if (*got == len * es) {
 		step_complete(op, step, k);

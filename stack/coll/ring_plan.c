@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stddef.h>
+
 #include "ring_plan.h"
 
 /* Part i of total split into parts balanced parts. */
@@ -12,20 +14,56 @@ part(uint64_t total, uint64_t parts, uint64_t i, uint64_t *first,
 	*len = q + (i < rem);
 }
 
-void
-hc_ring_plan_init(struct hc_ring_plan *p, uint64_t count, uint32_t n,
-		  uint32_t elem_size, uint64_t slice_bytes)
+/* Slices for chunks of at most chunk elements. */
+static uint32_t
+nslices(uint64_t chunk, uint32_t elem_size, uint64_t slice_bytes)
 {
-	uint64_t chunk = (count + n - 1) / n;        /* longest chunk */
 	uint64_t per = slice_bytes / elem_size;      /* elements per slice */
 	uint64_t ns;
 
 	if (per == 0)
 		per = 1;
 	ns = (chunk + per - 1) / per;
+	return ns == 0 ? 1 : (uint32_t)(ns > UINT32_MAX ? UINT32_MAX : ns);
+}
+
+void
+hc_ring_plan_init(struct hc_ring_plan *p, uint64_t count, uint32_t n,
+		  uint32_t elem_size, uint64_t slice_bytes)
+{
 	p->count = count;
 	p->n = n;
-	p->nslices = ns == 0 ? 1 : (uint32_t)(ns > UINT32_MAX ? UINT32_MAX : ns);
+	p->bounds = NULL;
+	p->nslices = nslices((count + n - 1) / n, elem_size, slice_bytes);
+}
+
+void
+hc_ring_plan_init_v(struct hc_ring_plan *p, const uint64_t *bounds,
+		    uint32_t n, uint32_t elem_size, uint64_t slice_bytes)
+{
+	uint64_t longest = 0;
+	uint32_t c;
+
+	for (c = 0; c < n; c++)
+		if (bounds[c + 1] - bounds[c] > longest)
+			longest = bounds[c + 1] - bounds[c];
+	p->count = bounds[n];
+	p->n = n;
+	p->bounds = bounds;
+	p->nslices = nslices(longest, elem_size, slice_bytes);
+}
+
+/* First element and length of chunk c. */
+static void
+chunk(const struct hc_ring_plan *p, uint32_t c, uint64_t *first,
+      uint64_t *len)
+{
+	if (p->bounds == NULL) {
+		part(p->count, p->n, c, first, len);
+		return;
+	}
+	*first = p->bounds[c];
+	*len = p->bounds[c + 1] - p->bounds[c];
 }
 
 void
@@ -34,7 +72,7 @@ hc_ring_span(const struct hc_ring_plan *p, uint32_t c, uint32_t k,
 {
 	uint64_t cfirst, clen, sfirst;
 
-	part(p->count, p->n, c, &cfirst, &clen);
+	chunk(p, c, &cfirst, &clen);
 	part(clen, p->nslices, k, &sfirst, len);
 	*first = cfirst + sfirst;
 }
@@ -44,7 +82,9 @@ hc_ring_slice_of(const struct hc_ring_plan *p, uint32_t c, uint64_t e)
 {
 	uint64_t cfirst, clen, rel, q, rem;
 
-	part(p->count, p->n, c, &cfirst, &clen);
+	chunk(p, c, &cfirst, &clen);
+	if (e < cfirst || e - cfirst >= clen)
+		return p->nslices;
 	rel = e - cfirst;
 	q = clen / p->nslices;
 	rem = clen % p->nslices;

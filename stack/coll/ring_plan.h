@@ -28,6 +28,10 @@ struct hc_ring_plan {
 	uint64_t count;   /**< elements */
 	uint32_t n;       /**< ranks */
 	uint32_t nslices; /**< slices per chunk, >= 1 */
+	/** NULL: balanced chunks; else chunk c is elements bounds[c] ..
+	 *  bounds[c+1]-1 (n + 1 prefix sums, not owned by the plan), for
+	 *  the v-variants whose blocks have per-rank sizes. */
+	const uint64_t *bounds;
 };
 
 /** Plan count elements of elem_size bytes over n ranks, slices of at most
@@ -35,11 +39,19 @@ struct hc_ring_plan {
 void hc_ring_plan_init(struct hc_ring_plan *p, uint64_t count, uint32_t n,
 		       uint32_t elem_size, uint64_t slice_bytes);
 
+/** As hc_ring_plan_init, with chunk c = elements bounds[c] ..
+ *  bounds[c+1]-1 (bounds: n + 1 non-decreasing prefix sums, bounds[0] =
+ *  0, count = bounds[n]; kept by reference). Slices per chunk follow the
+ *  longest chunk; shorter chunks have some empty slices. */
+void hc_ring_plan_init_v(struct hc_ring_plan *p, const uint64_t *bounds,
+			 uint32_t n, uint32_t elem_size, uint64_t slice_bytes);
+
 /** First element and element count of chunk c, slice k. */
 void hc_ring_span(const struct hc_ring_plan *p, uint32_t c, uint32_t k,
 		  uint64_t *first, uint64_t *len);
 
-/** The slice of chunk c that holds element e (which must be in chunk c). */
+/** The slice of chunk c that holds element e; nslices when e is not in
+ *  chunk c. */
 uint32_t hc_ring_slice_of(const struct hc_ring_plan *p, uint32_t c,
 			  uint64_t e);
 

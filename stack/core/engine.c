@@ -133,8 +133,8 @@ hc_engine_step(struct hc_ctx *ctx)
 		next = TAILQ_NEXT(req, link);
 		/* Timeouts run from submission; an op still waiting for an
 		 * earlier sequence number (pending) cannot time out alone. */
-		if (!op->done && op->status == 0 && op->started &&
-		    now > op->deadline_ns) {
+		if (!hc_coll_op_complete(op) && op->status == 0 &&
+		    op->started && now > op->deadline_ns) {
 			HC_LOG(ERR, COLL, "rank %u: collective %u timed out "
 			       "after %u ms", ctx->rank, op->seq,
 			       req->timeout_ms);
@@ -411,8 +411,15 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	tc.cc.reo_wnd_ns = cfg->reo_wnd_us * HC_NS_PER_US;
 	tc.cc.tlp_min_ns = cfg->tlp_min_us * HC_NS_PER_US;
 	tc.cc.tlp_ack_delay_ns = cfg->tlp_ack_delay_us * HC_NS_PER_US;
+	/* rte_rand() is seeded once per program, by a constructor: two
+	 * processes forked after it (a launcher that forks its ranks, or a
+	 * rank restarted by a forking parent) would draw the same nonce and
+	 * pass for one incarnation (C21). The TSC and the PID tell them
+	 * apart. Simulated ranks share one process and must be a function
+	 * of the run's seed (simrun.h): rte_rand() alone. */
 	do
-		tc.nonce = (uint32_t)rte_rand();
+		tc.nonce = (uint32_t)(rte_rand() ^ (ctx->sim != NULL ? 0 :
+				      rte_rdtsc() ^ ((uint64_t)getpid() << 16)));
 	while (tc.nonce == 0);
 	rc = hct_init(&ctx->hct, &ctx->net, &ctx->clk, &tc, &up, &ctx->coll);
 	if (rc != 0)
@@ -446,12 +453,12 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	return 0;
 }
 
-/* Exchange HELLOs until every peer answered. */
+/* Exchange HELLOs until every peer answered, at most until deadline
+ * (init_timeout_ms from hc_init's start, so that the port and ARP set-up
+ * count too: hc_init returns within the timeout, C18). */
 static int
-meet_peers(struct hc_ctx *ctx)
+meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 {
-	uint64_t deadline = hc_clock_now(&ctx->clk) +
-			    ctx->cfg.init_timeout_ms * HC_NS_PER_MS;
 	uint32_t want = ctx->cfg.world_size - 1, i;
 	char missing[512];
 	size_t len = 0;
@@ -480,6 +487,7 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	struct hc_init_params def = { NULL, -1, 0, HC_PROGRESS_AUTO };
 	struct hc_ctx *ctx;
 	const char *path;
+	uint64_t deadline;
 	int rank, rc;
 
 	if (out == NULL)
@@ -513,12 +521,14 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 		goto fail;
 	}
 	hc_clock_init_tsc(&ctx->clk);
+	deadline = hc_clock_now(&ctx->clk) +
+		   ctx->cfg.init_timeout_ms * HC_NS_PER_MS;
 	hc_ctx_prepare(ctx, (uint32_t)rank, pick_engine_lcore(params->progress));
 	rc = open_dpdk_port(ctx);
 	if (rc == 0)
 		rc = hc_ctx_bring_up(ctx);
 	if (rc == 0)
-		rc = meet_peers(ctx);
+		rc = meet_peers(ctx, deadline);
 	if (rc == 0) /* [fault] rules with start_ms count from here */
 		hc_fault_set_epoch(&ctx->port.fault, hc_clock_now(&ctx->clk));
 	if (rc == 0 && ctx->engine_lcore != RTE_MAX_LCORE &&
@@ -565,7 +575,7 @@ abort_requests(struct hc_ctx *ctx)
 		TAILQ_INSERT_TAIL(&ctx->inflight, req, link);
 	}
 	while ((req = TAILQ_FIRST(&ctx->inflight)) != NULL) {
-		if (req->op.status == 0 && !req->op.done)
+		if (req->op.status == 0 && !hc_coll_op_complete(&req->op))
 			hc_coll_op_fail(&req->op, -HC_ERR_ABORTED);
 		request_done(ctx, req);
 	}

@@ -4,6 +4,7 @@
  * the engine (its lcore, or the waiting caller) runs them, completion is
  * published through the request's state (release/acquire).
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <rte_spinlock.h>
@@ -31,32 +32,29 @@ is_done(const struct hc_request *req)
 	return __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == HC_REQ_DONE;
 }
 
-/* Validate, fill and queue one collective to the engine. */
+/* A new request for comm, after the checks every kind shares. */
 static int
-submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
-       void *recvbuf, uint64_t count, enum hc_dtype dtype, enum hc_op op,
-       int root, const struct hc_op_opts *opts, struct hc_request **out)
+request_new(struct hc_comm *comm, const struct hc_op_opts *opts,
+	    struct hc_request **out, struct hc_request **req)
 {
-	struct hc_request *req;
-	struct hc_ctx *ctx;
-	int rc;
-
 	if (out == NULL)
 		return -HC_ERR_INVAL;
 	*out = NULL;
-	if (comm == NULL)
+	if (comm == NULL || (opts != NULL &&
+			     (unsigned int)opts->priority > HC_PRIO_BULK))
 		return -HC_ERR_INVAL;
-	ctx = hc_comm_ctx(comm);
-	req = calloc(1, sizeof(*req));
-	if (req == NULL)
-		return -HC_ERR_NOMEM;
-	if (root < 0 || (opts != NULL &&
-			 (unsigned int)opts->priority > HC_PRIO_BULK)) {
-		free(req);
-		return -HC_ERR_INVAL;
-	}
-	rc = hc_coll_prepare(comm, &req->op, kind, sendbuf, recvbuf, count,
-			     dtype, op, (uint32_t)root);
+	*req = calloc(1, sizeof(**req));
+	return *req == NULL ? -HC_ERR_NOMEM : 0;
+}
+
+/* Queue a prepared request to the engine, or free it if rc says the
+ * preparation failed. */
+static int
+request_queue(struct hc_comm *comm, struct hc_request *req, int rc,
+	      const struct hc_op_opts *opts, struct hc_request **out)
+{
+	struct hc_ctx *ctx = hc_comm_ctx(comm);
+
 	if (rc != 0) {
 		free(req);
 		return rc;
@@ -73,6 +71,94 @@ submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
 	cds_wfcq_enqueue(&ctx->qhead, &ctx->qtail, &req->qnode);
 	*out = req;
 	return 0;
+}
+
+/* Validate, fill and queue one collective to the engine. */
+static int
+submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
+       void *recvbuf, uint64_t count, enum hc_dtype dtype, enum hc_op op,
+       int root, const struct hc_op_opts *opts, struct hc_request **out)
+{
+	struct hc_request *req;
+	int rc = request_new(comm, opts, out, &req);
+
+	if (rc != 0)
+		return rc;
+	if (root < 0)
+		rc = -HC_ERR_INVAL;
+	else
+		rc = hc_coll_prepare(comm, &req->op, kind, sendbuf, recvbuf,
+				     count, dtype, op, (uint32_t)root);
+	return request_queue(comm, req, rc, opts, out);
+}
+
+/* submit() for the v-variants. */
+static int
+submit_v(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
+	 void *recvbuf, const uint64_t *counts, const uint64_t *displs,
+	 enum hc_dtype dtype, enum hc_op op, const struct hc_op_opts *opts,
+	 struct hc_request **out)
+{
+	struct hc_request *req;
+	int rc = request_new(comm, opts, out, &req);
+
+	if (rc != 0)
+		return rc;
+	rc = hc_coll_prepare_v(comm, &req->op, kind, sendbuf, recvbuf, counts,
+			       displs, dtype, op);
+	return request_queue(comm, req, rc, opts, out);
+}
+
+/* Queue a send or receive. */
+static int
+submit_p2p(struct hc_comm *comm, enum hc_coll_kind kind, void *buf,
+	   uint64_t count, enum hc_dtype dtype, int peer,
+	   const struct hc_op_opts *opts, struct hc_request **out)
+{
+	struct hc_request *req;
+	int rc = request_new(comm, opts, out, &req);
+
+	if (rc != 0)
+		return rc;
+	rc = hc_p2p_prepare(comm, &req->op, kind, buf, count, dtype, peer);
+	return request_queue(comm, req, rc, opts, out);
+}
+
+int
+hc_isend(struct hc_comm *comm, const void *buf, uint64_t count,
+	 enum hc_dtype dtype, int peer, const struct hc_op_opts *opts,
+	 struct hc_request **req)
+{
+	return submit_p2p(comm, HC_COLL_SEND, (void *)(uintptr_t)buf, count,
+			  dtype, peer, opts, req);
+}
+
+int
+hc_irecv(struct hc_comm *comm, void *buf, uint64_t count, enum hc_dtype dtype,
+	 int peer, const struct hc_op_opts *opts, struct hc_request **req)
+{
+	return submit_p2p(comm, HC_COLL_RECV, buf, count, dtype, peer, opts,
+			  req);
+}
+
+int
+hc_ireduce_scatterv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		    const uint64_t *recvcounts, enum hc_dtype dtype,
+		    enum hc_op op, const struct hc_op_opts *opts,
+		    struct hc_request **req)
+{
+	return submit_v(comm, HC_COLL_REDUCE_SCATTERV, sendbuf, recvbuf,
+			recvcounts, NULL, dtype, op, opts, req);
+}
+
+int
+hc_iallgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	       const uint64_t *recvcounts, const uint64_t *displs,
+	       enum hc_dtype dtype, const struct hc_op_opts *opts,
+	       struct hc_request **req)
+{
+	return submit_v(comm, HC_COLL_ALLGATHERV, sendbuf, recvbuf, recvcounts,
+			displs, dtype, HC_OP_SUM, opts, req);
 }
 
 int
@@ -254,6 +340,50 @@ hc_allgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	if (rc == 0)
 		rc = hc_iallgather(comm, sendbuf, recvbuf, sendcount, dtype, NULL,
 				   &req);
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_reduce_scatterv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		   const uint64_t *recvcounts, enum hc_dtype dtype,
+		   enum hc_op op)
+{
+	struct hc_request *req;
+	int rc = hc_ireduce_scatterv(comm, sendbuf, recvbuf, recvcounts, dtype,
+				     op, NULL, &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_allgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+	      const uint64_t *recvcounts, const uint64_t *displs,
+	      enum hc_dtype dtype)
+{
+	struct hc_request *req;
+	int rc = hc_iallgatherv(comm, sendbuf, recvbuf, recvcounts, displs,
+				dtype, NULL, &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_send(struct hc_comm *comm, const void *buf, uint64_t count,
+	enum hc_dtype dtype, int peer)
+{
+	struct hc_request *req;
+	int rc = hc_isend(comm, buf, count, dtype, peer, NULL, &req);
+
+	return rc != 0 ? rc : hc_wait(req);
+}
+
+int
+hc_recv(struct hc_comm *comm, void *buf, uint64_t count, enum hc_dtype dtype,
+	int peer)
+{
+	struct hc_request *req;
+	int rc = hc_irecv(comm, buf, count, dtype, peer, NULL, &req);
+
 	return rc != 0 ? rc : hc_wait(req);
 }
 

@@ -165,7 +165,8 @@ struct hc_request;
 /**
  * Start this rank: load and check the cluster file, bring up the DPDK port
  * named by `[rank.R] port`, resolve every peer (ARP) and wait until every
- * peer has answered a HELLO (at most [engine] init_timeout_ms).
+ * peer has answered a HELLO (hc_init returns within [engine]
+ * init_timeout_ms of its start, plus scheduling slack).
  *
  * rte_eal_init() must have succeeded before.
  *
@@ -269,7 +270,10 @@ float hc_bfloat16_to_float(uint16_t h);
  * @param count  elements per rank (64-bit: buffers above 2^31 are fine).
  * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_TIMEOUT,
  *         -HC_ERR_PEER_LOST, -HC_ERR_MISMATCH (a peer's DATA carried
- *         another signature for this collective), -HC_ERR_ABORTED.
+ *         another signature for this collective), -HC_ERR_ABORTED,
+ *         -HC_ERR_INTERNAL (the engine found the request inconsistent,
+ *         e.g. its memory overwritten after submission; the
+ *         communicator fails and its peers get HC_ERR_INTERNAL too).
  */
 int hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		 uint64_t count, enum hc_dtype dtype, enum hc_op op);
@@ -355,6 +359,69 @@ int hc_iallgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		  const struct hc_op_opts *opts, struct hc_request **req);
 
 /**
+ * Reduce-scatter with per-rank counts, as MPI_Reduce_scatter: rank r's
+ * recvbuf[i] = OP over ranks q of sendbuf_q[off_r + i], i in
+ * 0..recvcounts[r]-1, where off_r = recvcounts[0] + ... +
+ * recvcounts[r-1] (elements). sendbuf holds the sum of all recvcounts
+ * elements and is never written. Counts may be 0 (buffers then may be
+ * NULL where they hold nothing: sendbuf when every count is 0, recvbuf
+ * when recvcounts[r] is 0).
+ *
+ * In place when recvbuf == sendbuf + off_r elements (the block of this
+ * rank, as hc_reduce_scatter; MPI_IN_PLACE's role); any other overlap of
+ * the two ranges is -HC_ERR_INVAL before any traffic. recvcounts (n
+ * entries, must be the same on every rank) is copied before the call
+ * returns. The signature covers every count, so ranks that disagree on
+ * any one get -HC_ERR_MISMATCH. All counts 0: the count-0 path of
+ * hc_allreduce. Contracts as hc_allreduce (accumulation, AVG divides by
+ * n, bit-identical results). Algorithm: the reduce-scatter half of the
+ * ring over blocks of the given sizes; busbw factor (n-1)/n of the total
+ * bytes (nccl-tests' reduce_scatter).
+ * @return as hc_allreduce; -HC_ERR_INVAL also for recvcounts NULL or a
+ *         sum of counts that overflows 64-bit byte offsets.
+ */
+int hc_reduce_scatterv(struct hc_comm *comm, const void *sendbuf,
+		       void *recvbuf, const uint64_t *recvcounts,
+		       enum hc_dtype dtype, enum hc_op op);
+
+/** Non-blocking hc_reduce_scatterv; see hc_iallreduce for opts and req. */
+int hc_ireduce_scatterv(struct hc_comm *comm, const void *sendbuf,
+			void *recvbuf, const uint64_t *recvcounts,
+			enum hc_dtype dtype, enum hc_op op,
+			const struct hc_op_opts *opts,
+			struct hc_request **req);
+
+/**
+ * All-gather with per-rank counts, as MPI_Allgatherv: every rank's
+ * recvbuf[displs[q] + i] = sendbuf_q[i], i in 0..recvcounts[q]-1, for
+ * every rank q. sendbuf holds recvcounts[r] elements (MPI's sendcount is
+ * not a separate argument: it is recvcounts[r]). displs (elements, n
+ * entries) may differ between ranks (it is this rank's layout); NULL
+ * means packed: displs[q] = recvcounts[0] + ... + recvcounts[q-1].
+ * Counts may be 0 (buffers then may be NULL where they hold nothing).
+ *
+ * In place when sendbuf == recvbuf + displs[r] elements (MPI_IN_PLACE's
+ * role). Receive blocks that overlap each other, or a sendbuf that
+ * overlaps a receive block without being block r, are -HC_ERR_INVAL
+ * before any traffic. recvcounts and displs are copied before the call
+ * returns. The signature covers every count (not displs), so ranks that
+ * disagree on any count get -HC_ERR_MISMATCH. Algorithm: the all-gather
+ * half of the ring over blocks of the given sizes; busbw factor (n-1)/n
+ * of the total bytes (nccl-tests' all_gather).
+ * @return as hc_allgather; -HC_ERR_INVAL also for recvcounts NULL or
+ *         sizes that overflow 64-bit byte offsets.
+ */
+int hc_allgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		  const uint64_t *recvcounts, const uint64_t *displs,
+		  enum hc_dtype dtype);
+
+/** Non-blocking hc_allgatherv; see hc_iallreduce for opts and req. */
+int hc_iallgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
+		   const uint64_t *recvcounts, const uint64_t *displs,
+		   enum hc_dtype dtype, const struct hc_op_opts *opts,
+		   struct hc_request **req);
+
+/**
  * Broadcast: every rank's recvbuf[i] = the root's sendbuf[i], i in
  * 0..count-1. sendbuf is read at the root only (may be NULL elsewhere);
  * in place when sendbuf == recvbuf. Algorithm: pipelined chain from the
@@ -375,7 +442,8 @@ int hc_ibroadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
  * Reduce: the root's recvbuf[i] = OP over ranks of sendbuf[i]. recvbuf is
  * written at the root only (may be NULL elsewhere); in place when sendbuf
  * == recvbuf. Contracts as hc_allreduce. Algorithm: pipelined chain toward
- * the root; busbw factor 1 (nccl-tests).
+ * the root; busbw factor 1 (nccl-tests). Signatures as hc_broadcast: every
+ * rank completes only when every rank's signature arrived.
  * @return as hc_allreduce; -HC_ERR_INVAL also for root outside 0..n-1.
  */
 int hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
@@ -398,6 +466,55 @@ int hc_barrier(struct hc_comm *comm);
 /** Non-blocking hc_barrier. */
 int hc_ibarrier(struct hc_comm *comm, const struct hc_op_opts *opts,
 		struct hc_request **req);
+
+/**
+ * Point-to-point send of count elements of dtype at buf to comm rank
+ * peer, matched as NCCL's ncclSend/ncclRecv: no tags; the k-th send from
+ * rank a to rank b on comm matches the k-th receive b posts from a
+ * (sends and receives of one pair, one direction, must be issued in one
+ * order by the application; other pairs and collectives are independent
+ * of them). Blocking: returns when buf may be reused (its bytes are in
+ * the transport, which delivers them reliably), not when the receive
+ * completed; a disagreement in size or dtype is reported at the receiver
+ * only. As MPI_Send, a send may wait for the matching receive: the peer
+ * holds at most [coll] unexpected_max packets of receives not posted
+ * yet, so two ranks that both block in a large hc_send to each other
+ * before receiving deadlock (until the timeout); post the receive first
+ * (hc_irecv) or order the calls. count 0 sends an empty message that a count-0 receive matches.
+ * A send or receive that fails does not fail the communicator; a
+ * communicator that failed (a collective failed, a peer was lost) ends
+ * its sends and receives in flight with -HC_ERR_ABORTED (-HC_ERR_PEER_LOST
+ * for the lost peer's) and refuses new ones with -HC_ERR_ABORTED.
+ *
+ * @return 0, -HC_ERR_INVAL (NULL comm, unknown dtype, peer outside
+ *         0..n-1, NULL buf with count > 0), -HC_ERR_UNSUPPORTED (peer is
+ *         this rank), -HC_ERR_NOMEM, -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST,
+ *         -HC_ERR_ABORTED.
+ */
+int hc_send(struct hc_comm *comm, const void *buf, uint64_t count,
+	    enum hc_dtype dtype, int peer);
+
+/**
+ * Point-to-point receive of count elements of dtype into buf from comm
+ * rank peer; matching as hc_send. Returns when every byte arrived. The
+ * matching send must have the same dtype and count: otherwise
+ * -HC_ERR_MISMATCH here (never a truncation; buf may then hold part of
+ * the data).
+ * @return as hc_send, and -HC_ERR_MISMATCH.
+ */
+int hc_recv(struct hc_comm *comm, void *buf, uint64_t count,
+	    enum hc_dtype dtype, int peer);
+
+/** Non-blocking hc_send; see hc_iallreduce for opts and req. buf belongs
+ *  to the send until the request completes. */
+int hc_isend(struct hc_comm *comm, const void *buf, uint64_t count,
+	     enum hc_dtype dtype, int peer, const struct hc_op_opts *opts,
+	     struct hc_request **req);
+
+/** Non-blocking hc_recv; see hc_iallreduce for opts and req. */
+int hc_irecv(struct hc_comm *comm, void *buf, uint64_t count,
+	     enum hc_dtype dtype, int peer, const struct hc_op_opts *opts,
+	     struct hc_request **req);
 
 /**
  * Text of an error code; accepts err and -err. Never NULL.

@@ -14,6 +14,15 @@
  *   quick   counts {1, n+1, 100003} x dtype x op, both placements
  *   rs, ag  reduce-scatter / all-gather: counts {0, 1, n-1, n+1, 4097,
  *           65537} x 7 dtypes (x 5 ops), in place (C07) and out of place
+ *   rsv, agv  reduce-scatterv / all-gatherv: per-rank count profiles
+ *           (all equal, rank q gets q, every third rank 0, only the last
+ *           rank) x counts {0, 1, n-1, n+1, 1000003} x dtype/op, in place
+ *           and out of place; all-gatherv also with blocks in reverse
+ *           order and sentinel gaps between them (displs)
+ *   p2p     hc_send/hc_recv/hc_isend/hc_irecv: ring shift over counts
+ *           {0, 1, n-1, n+1, 1000003}, every pair at once, sends before
+ *           receives (held, in order), size/dtype mismatch at the
+ *           receiver, bad arguments
  *   barrier nobody leaves before the last rank arrives; 100 in a row
  *   split   hc_comm_split (parity with reversed keys, NONE, duplicates),
  *           64 requests over 2 communicators, 4 application threads each
@@ -24,6 +33,10 @@
  *           n+1, 100003}, P16 for 8-bit and 16-bit float types
  *   c01     n = 1: every dtype/op, counts {1,3,7,31,32,33,1023,1025,65537,
  *           1000003,2^20+7}: output = input bit for bit, no packet sent
+ *   c02     all-gather, all-reduce (1000003, P32), reduce-scatter at
+ *           this n (tests/run: n = 3, 5, 6, 7)
+ *   c10     C10 (n = 6), C11 (n = 8), C12 (n = 3) over the network:
+ *           all-reduce and reduce, bit-exact
  *   c03     count 1..n-1, every dtype/op: exact, each within 1 s
  *   c04     counts {n+1, 2n-1, 1000003}, SUM/MIN/MAX/PROD
  *   c06     in-place/out-of-place at 32 KiB, 64 KiB +- 4 B, 1 MiB; partial
@@ -50,6 +63,17 @@
  *   c31long the same with a flap longer than the peer timeout: the
  *           all-reduce in flight gives HC_ERR_PEER_LOST on every rank
  *   async   64 all-reduces in flight, hc_wait_all
+ *   async2  64 requests of six kinds (all-reduce, reduce-scatterv,
+ *           all-gatherv, broadcast, reduce, send/receive) over 2
+ *           communicators in flight; 4 application threads at once, each
+ *           on its own communicator with all six kinds
+ *   c18     the last rank starts after the others' init timeout: they
+ *           get HC_ERR_INIT_TIMEOUT naming it, retry and succeed
+ *   c21     the last rank is killed mid-collective and restarted with
+ *           the same rank id: the old world fails on the survivors, who
+ *           hc_finalize and hc_init a new one with it; exact all-reduce
+ *   c19     (with HC_FAULT_DROP_DATA_PCT=100) a transport fault on the
+ *           engine reaches the caller's wait as HC_ERR_PEER_LOST
  *   c15     the last rank leaves after 99 of 100 all-reduces
  *   c16kill the last rank is killed with SIGKILL mid-collective (64 MiB)
  *   c16stop the last rank is stopped with SIGSTOP mid-collective
@@ -70,6 +94,8 @@
  *           every rank
  *   algobad HC_ALGO=hier with groups of unequal size: all-reduce refused
  *           (HC_ERR_UNSUPPORTED), no DATA; all-gather still works
+ *   c05rsv, c05agv: the last rank passes reduce-scatterv / all-gatherv
+ *           counts that differ in rank 0's entry
  * The last four judge per rank ("PASS name (rank r)"), since the
  * communicator is broken afterwards; the others agree through an
  * all-reduce and only rank 0 prints.
@@ -77,6 +103,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <inttypes.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +116,7 @@
 
 #include <rte_common.h>
 #include <rte_eal.h>
+#include <rte_log.h>
 
 #include "hypercomm.h"
 #include "pattern.h"
@@ -337,6 +365,39 @@ suite_quick(const char *tag)
 	matrix(counts, 3, tag, 0);
 }
 
+/* The common end of the reduce-scatter/all-gather checks: the result
+ * rc, the wrong elements, the guard areas after the n-block buffer (full,
+ * fbytes) and the one-block one (part, pbytes), and out of place the
+ * send buffer's checksum against before. @return 1 when all hold. */
+static int
+check_end(char kind, int rc, uint64_t wrong, const uint8_t *full,
+	  uint64_t fbytes, const uint8_t *part, uint64_t pbytes, int inplace,
+	  uint64_t before, char *why, size_t wlen)
+{
+	uint64_t i;
+
+	if (rc != 0) {
+		snprintf(why, wlen, "%s", hc_strerror(rc));
+		return 0;
+	}
+	if (wrong != 0) {
+		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
+		return 0;
+	}
+	for (i = 0; i < GUARD; i++)
+		if (full[fbytes + i] != GUARD_BYTE ||
+		    part[pbytes + i] != GUARD_BYTE) {
+			snprintf(why, wlen, "guard byte %" PRIu64 " changed", i);
+			return 0;
+		}
+	if (!inplace && checksum(kind == 'r' ? full : part,
+				 kind == 'r' ? fbytes : pbytes) != before) {
+		snprintf(why, wlen, "send buffer changed (C08)");
+		return 0;
+	}
+	return 1;
+}
+
 /* Reduce-scatter (kind 'r') or all-gather ('g') of count elements per
  * rank, checked as the all-reduce patterns: rank r's full send vector
  * is the pattern, so block b of the all-reduce result is what rank b
@@ -390,26 +451,8 @@ check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 							full, d, op, count,
 							nranks, rank, 0);
 	}
-	if (rc != 0) {
-		snprintf(why, wlen, "%s", hc_strerror(rc));
-		goto out;
-	}
-	if (wrong != 0) {
-		snprintf(why, wlen, "%" PRIu64 " wrong elements", wrong);
-		goto out;
-	}
-	for (i = 0; i < GUARD; i++)
-		if (full[total * es + i] != GUARD_BYTE ||
-		    part[count * es + i] != GUARD_BYTE) {
-			snprintf(why, wlen, "guard byte %" PRIu64 " changed", i);
-			goto out;
-		}
-	if (!inplace && checksum(kind == 'r' ? full : part,
-				 kind == 'r' ? total * es : count * es) != before) {
-		snprintf(why, wlen, "send buffer changed (C08)");
-		goto out;
-	}
-	ok = 1;
+	ok = check_end(kind, rc, wrong, full, total * es, part, count * es,
+		       inplace, before, why, wlen);
 out:
 	free(full);
 	free(part);
@@ -447,6 +490,379 @@ suite_rs_ag(char kind)
 								  sizeof(why)),
 						why);
 				}
+}
+
+/* Per-rank counts of the v-variants: profile p of base count c over the
+ * n ranks (profile 0: all c; 1: rank q gets q, so rank 0 gets 0; 2:
+ * every third rank 0, the others c and 65537 in turn; 3: only the last
+ * rank has c). */
+static void
+v_counts(int p, uint64_t c, uint64_t *counts)
+{
+	int q;
+
+	for (q = 0; q < nranks; q++)
+		switch (p) {
+		case 0: counts[q] = c; break;
+		case 1: counts[q] = (uint64_t)q; break;
+		case 2: counts[q] = q % 3 == 0 ? 0 : q % 3 == 1 ? c : 65537;
+			break;
+		default: counts[q] = q == nranks - 1 ? c : 0; break;
+		}
+}
+
+/* Reduce-scatterv ('r') or all-gatherv ('g') with the counts of
+ * v_counts(p, c): reduce-scatterv is checked as the all-reduce pattern
+ * over the packed total (rank r gets elements off_r..), all-gatherv
+ * block q element i as rank q's pattern. gapped: all-gatherv blocks in
+ * reverse rank order with 3 elements of sentinel between them, which
+ * must survive. In place: the block of this rank in the big buffer. */
+static int
+check_v(char kind, int p, uint64_t c, enum hc_dtype d, enum hc_op op,
+	int inplace, int gapped, char *why, size_t wlen)
+{
+	size_t es = hc_dtype_size(d);
+	uint64_t *counts = calloc(nranks, sizeof(*counts));
+	uint64_t *displs = calloc(nranks, sizeof(*displs));
+	uint64_t total = 0, span = 0, off = 0, i, wrong = 0, before = 0;
+	uint8_t *full = NULL, *part = NULL, *own;
+	int q, rc, ok = 0;
+
+	v_counts(p, c, counts);
+	for (q = 0; q < nranks; q++) {
+		if (q < rank)
+			off += counts[q];
+		total += counts[q];
+	}
+	/* gapped: rank q's block after those of ranks > q */
+	for (q = nranks - 1; q >= 0; q--) {
+		displs[q] = gapped ? span : 0;
+		span += counts[q] + (gapped ? 3 : 0);
+	}
+	if (!gapped)
+		for (q = 0, span = 0; q < nranks; q++) {
+			displs[q] = span;
+			span += counts[q];
+		}
+	full = malloc(span * es + GUARD);
+	part = malloc(counts[rank] * es + GUARD);
+	if (counts == NULL || displs == NULL || full == NULL || part == NULL) {
+		snprintf(why, wlen, "malloc");
+		goto out;
+	}
+	memset(full + span * es, GUARD_BYTE, GUARD);
+	memset(part + counts[rank] * es, GUARD_BYTE, GUARD);
+	if (kind == 'r') {
+		own = full + off * es;
+		hc_pattern_fill(full, d, op, total, rank);
+		memset(part, SENTINEL, counts[rank] * es);
+		before = checksum(full, total * es);
+		rc = hc_reduce_scatterv(comm, full, inplace ? own : part,
+					counts, d, op);
+		for (i = 0; i < counts[rank] && rc == 0; i++)
+			wrong += hc_pattern_load(inplace ? own : part, d, i) !=
+				 hc_pattern_expected(d, op, off + i, nranks);
+	} else {
+		own = full + displs[rank] * es;
+		memset(full, SENTINEL, span * es);
+		for (i = 0; i < counts[rank]; i++)
+			hc_pattern_store(inplace ? own : part, d, i,
+				hc_pattern_value(d, HC_OP_SUM, i, rank));
+		before = checksum(part, counts[rank] * es);
+		rc = hc_allgatherv(comm, inplace ? own : part, full, counts,
+				   gapped ? displs : NULL, d);
+		for (q = 0; q < nranks && rc == 0; q++) {
+			for (i = 0; i < counts[q]; i++)
+				wrong += hc_pattern_load(full, d, displs[q] + i) !=
+					 hc_pattern_value(d, HC_OP_SUM, i, q);
+			for (i = 0; gapped && i < 3 * es; i++)
+				wrong += full[(displs[q] + counts[q]) * es + i] !=
+					 SENTINEL;
+		}
+	}
+	/* reduce-scatterv: no gaps, span == total (its send buffer) */
+	ok = check_end(kind, rc, wrong, full, span * es, part,
+		       counts[rank] * es, inplace, before, why, wlen);
+out:
+	free(counts);
+	free(displs);
+	free(full);
+	free(part);
+	return ok;
+}
+
+/* rsv / agv: every count profile x base counts {0, 1, n-1, n+1,
+ * 1000003} (the large one for int32 only), in place and out of place. */
+static void
+suite_v(char kind)
+{
+	uint64_t base[] = { 0, 1, (uint64_t)nranks - 1, (uint64_t)nranks + 1,
+			    1000003 };
+	static const struct { enum hc_dtype d; enum hc_op op; } rs[] = {
+		{ HC_DTYPE_INT32, HC_OP_SUM }, { HC_DTYPE_FLOAT32, HC_OP_SUM },
+		{ HC_DTYPE_INT64, HC_OP_MAX }, { HC_DTYPE_FLOAT16, HC_OP_SUM },
+		{ HC_DTYPE_BFLOAT16, HC_OP_AVG }, { HC_DTYPE_INT8, HC_OP_MIN },
+		{ HC_DTYPE_FLOAT64, HC_OP_PROD } }, ag[] = {
+		{ HC_DTYPE_INT32, HC_OP_SUM }, { HC_DTYPE_INT8, HC_OP_SUM },
+		{ HC_DTYPE_FLOAT16, HC_OP_SUM }, { HC_DTYPE_FLOAT64, HC_OP_SUM } };
+	size_t b, t, nt = kind == 'r' ? RTE_DIM(rs) : RTE_DIM(ag);
+	int p, inplace, gapped;
+	char name[200], why[160];
+
+	for (p = 0; p < 4; p++)
+		for (b = 0; b < RTE_DIM(base); b++)
+			for (t = 0; t < nt; t++)
+				for (gapped = 0; gapped < (kind == 'g') + 1;
+				     gapped++)
+					for (inplace = 0; inplace < 2; inplace++) {
+						enum hc_dtype d = kind == 'r' ?
+							rs[t].d : ag[t].d;
+						enum hc_op op = kind == 'r' ?
+							rs[t].op : HC_OP_SUM;
+
+						if (base[b] > 100000 && t > 0)
+							continue;
+						if (p == 1 && b > 0)
+							continue; /* no base */
+						why[0] = '\0';
+						snprintf(name, sizeof(name),
+							 "%s n=%d counts=%s(%" PRIu64
+							 ") %s%s%s%s %s",
+							 kind == 'r' ?
+							 "reduce-scatterv" :
+							 "all-gatherv", nranks,
+							 (const char *[]){ "all",
+							 "rank", "thirds", "last"
+							 }[p], base[b],
+							 hc_dtype_name(d),
+							 kind == 'r' ? " " : "",
+							 kind == 'r' ?
+							 hc_op_name(op) : "",
+							 gapped ? " gapped" : "",
+							 inplace ? "in-place" :
+							 "out-of-place");
+						verdict(name, check_v(kind, p,
+							base[b], d, op, inplace,
+							gapped, why,
+							sizeof(why)), why);
+					}
+}
+
+/* Count elements of d from rank `from`'s pattern in buf? why on error. */
+static int
+p2p_exact(const void *buf, enum hc_dtype d, uint64_t count, int from,
+	  int rc, char *why, size_t wlen)
+{
+	const uint8_t *b = buf;
+	uint64_t i, wrong = 0;
+	size_t k;
+
+	if (rc != 0) {
+		snprintf(why, wlen, "%s", hc_strerror(rc));
+		return 0;
+	}
+	for (i = 0; i < count; i++)
+		wrong += hc_pattern_load(buf, d, i) !=
+			 hc_pattern_value(d, HC_OP_SUM, i, from);
+	for (k = 0; k < GUARD; k++)
+		wrong += b[count * hc_dtype_size(d) + k] != GUARD_BYTE;
+	if (wrong != 0)
+		snprintf(why, wlen, "%" PRIu64 " wrong elements or guard bytes "
+			 "from rank %d", wrong, from);
+	return wrong == 0;
+}
+
+/* A receive buffer of count elements of d: sentinel, then the guard. */
+static void *
+p2p_rbuf(enum hc_dtype d, uint64_t count)
+{
+	size_t bytes = count * hc_dtype_size(d);
+	uint8_t *b = malloc(bytes + GUARD);
+
+	memset(b, SENTINEL, bytes);
+	memset(b + bytes, GUARD_BYTE, GUARD);
+	return b;
+}
+
+static void *
+p2p_sbuf(enum hc_dtype d, uint64_t count)
+{
+	uint8_t *b = malloc(count * hc_dtype_size(d) + 1);
+	uint64_t i;
+
+	for (i = 0; i < count; i++)
+		hc_pattern_store(b, d, i, hc_pattern_value(d, HC_OP_SUM, i,
+							   rank));
+	return b;
+}
+
+/* p2p: hc_send/hc_recv and the non-blocking forms: a ring shift (counts
+ * {0, 1, n-1, n+1, 1000003} x 3 dtypes, blocking and not), every pair at
+ * once, 8 sends before the receives are posted (held, then matched in
+ * order), a size and a dtype mismatch (HC_ERR_MISMATCH at the receiver
+ * only; the pair and the communicator keep working), bad arguments. */
+static void
+suite_p2p(void)
+{
+	uint64_t counts[] = { 0, 1, (uint64_t)nranks - 1, (uint64_t)nranks + 1,
+			      1000003 };
+	static const enum hc_dtype types[] = { HC_DTYPE_INT32,
+		HC_DTYPE_FLOAT16, HC_DTYPE_FLOAT64 };
+	int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+	struct hc_request *req[2 * 64];
+	char name[160], why[160] = "";
+	int32_t one = 7;
+	size_t c, t;
+	int rc, blocking, q, ok;
+
+	rc = hc_send(comm, &one, 1, HC_DTYPE_INT32, rank);
+	ok = rc == -HC_ERR_UNSUPPORTED;
+	rc = hc_isend(comm, &one, 1, HC_DTYPE_INT32, nranks, NULL, &req[0]);
+	ok = ok && rc == -HC_ERR_INVAL && req[0] == NULL;
+	rc = hc_irecv(comm, NULL, 1, HC_DTYPE_INT32, right, NULL, &req[0]);
+	ok = ok && rc == -HC_ERR_INVAL;
+	rc = hc_recv(comm, &one, 1, HC_DTYPE__MAX, left);
+	ok = ok && rc == -HC_ERR_INVAL;
+	verdict("p2p: self UNSUPPORTED; bad peer, NULL buffer, bad dtype "
+		"INVAL", ok, "another error");
+	if (nranks == 1)
+		return;
+	for (c = 0; c < RTE_DIM(counts); c++)
+		for (t = 0; t < RTE_DIM(types); t++)
+			for (blocking = 0; blocking < 2; blocking++) {
+				enum hc_dtype d = types[t];
+				void *sb = p2p_sbuf(d, counts[c]);
+				void *rb = p2p_rbuf(d, counts[c]);
+
+				if (blocking && rank == 0) {
+					/* the shift starts at rank 0: two
+					 * blocking sends facing each other
+					 * deadlock beyond the transport's
+					 * buffering, as MPI_Send */
+					rc = hc_send(comm, sb, counts[c], d, right);
+					if (rc == 0)
+						rc = hc_recv(comm, rb, counts[c], d,
+							     left);
+				} else if (blocking) {
+					rc = hc_recv(comm, rb, counts[c], d, left);
+					if (rc == 0)
+						rc = hc_send(comm, sb, counts[c], d,
+							     right);
+				} else {
+					rc = hc_irecv(comm, rb, counts[c], d,
+						      left, NULL, &req[0]);
+					if (rc == 0)
+						rc = hc_isend(comm, sb, counts[c],
+							      d, right, NULL,
+							      &req[1]);
+					if (rc == 0)
+						rc = hc_wait_all(req, 2, NULL);
+				}
+				snprintf(name, sizeof(name), "p2p n=%d ring "
+					 "shift count=%" PRIu64 " %s %s", nranks,
+					 counts[c], hc_dtype_name(d), blocking ?
+					 "blocking" : "irecv, isend");
+				verdict(name, p2p_exact(rb, d, counts[c], left,
+							rc, why, sizeof(why)),
+					why);
+				free(sb);
+				free(rb);
+			}
+	{
+		/* every pair at once: rank q's pattern of 1000 + q elements
+		 * from each q */
+		void *rb[64], *sb = p2p_sbuf(HC_DTYPE_INT64, 1000 + nranks);
+		int k = 0;
+
+		for (q = 0, rc = 0; q < nranks && q < 64 && rc == 0; q++) {
+			rb[q] = p2p_rbuf(HC_DTYPE_INT64, 1000 + q);
+			if (q == rank)
+				continue;
+			rc = hc_irecv(comm, rb[q], 1000 + q, HC_DTYPE_INT64, q,
+				      NULL, &req[k++]);
+			if (rc == 0)
+				rc = hc_isend(comm, sb, 1000 + rank,
+					      HC_DTYPE_INT64, q, NULL, &req[k++]);
+		}
+		if (rc == 0)
+			rc = hc_wait_all(req, k, NULL);
+		for (q = 0, ok = 1; q < nranks && q < 64; q++) {
+			if (q != rank)
+				ok = ok && p2p_exact(rb[q], HC_DTYPE_INT64,
+						     1000 + q, q, rc, why,
+						     sizeof(why));
+			free(rb[q]);
+		}
+		free(sb);
+		verdict("p2p: every pair at once (2(n-1) requests), exact", ok,
+			why);
+	}
+	{
+		/* rank 0 sends 8 messages (sizes 1..10^6) to rank 1 before
+		 * rank 1 posts any receive: held, then matched in order */
+		uint64_t sz[8] = { 1, 1000, 0, 65537, 3, 1000003, 17, 4096 };
+		void *b[8];
+		int i;
+
+		ok = 1;
+		if (rank == 0) {
+			for (i = 0, rc = 0; i < 8 && rc == 0; i++) {
+				b[i] = p2p_sbuf(HC_DTYPE_INT32, sz[i]);
+				rc = hc_isend(comm, b[i], sz[i], HC_DTYPE_INT32, 1,
+					      NULL, &req[i]);
+			}
+			ok = rc == 0 && hc_wait_all(req, 8, NULL) == 0;
+			for (i = 0; i < 8; i++)
+				free(b[i]);
+			snprintf(why, sizeof(why), "send failed");
+		} else if (rank == 1) {
+			sleep_s(0.3);
+			for (i = 0; i < 8 && ok; i++) {
+				b[i] = p2p_rbuf(HC_DTYPE_INT32, sz[i]);
+				rc = hc_recv(comm, b[i], sz[i], HC_DTYPE_INT32, 0);
+				ok = p2p_exact(b[i], HC_DTYPE_INT32, sz[i], 0, rc,
+					       why, sizeof(why));
+				free(b[i]);
+			}
+		}
+		verdict("p2p: 8 sends before the receives, matched in order",
+			ok, why);
+	}
+	{
+		/* size, then dtype mismatch from rank 0 to 1: MISMATCH at
+		 * rank 1, success at rank 0; then a matching pair works */
+		int32_t x[101], y[101 + GUARD / 4], *good;
+		int rcs[3] = { 0, 0, 0 };
+
+		memset(x, 0, sizeof(x));
+		if (rank == 0) {
+			good = p2p_sbuf(HC_DTYPE_INT32, 101);
+			rcs[0] = hc_send(comm, x, 100, HC_DTYPE_INT32, 1);
+			rcs[1] = hc_send(comm, x, 100, HC_DTYPE_INT32, 1);
+			rcs[2] = hc_send(comm, good, 101, HC_DTYPE_INT32, 1);
+			free(good);
+			ok = rcs[0] == 0 && rcs[1] == 0 && rcs[2] == 0;
+		} else if (rank == 1) {
+			rcs[0] = hc_recv(comm, y, 101, HC_DTYPE_INT32, 0);
+			rcs[1] = hc_recv(comm, y, 100, HC_DTYPE_UINT32, 0);
+			memset(y, SENTINEL, sizeof(y));
+			memset((uint8_t *)y + 101 * 4, GUARD_BYTE, GUARD);
+			rcs[2] = hc_recv(comm, y, 101, HC_DTYPE_INT32, 0);
+			ok = rcs[0] == -HC_ERR_MISMATCH &&
+			     rcs[1] == -HC_ERR_MISMATCH &&
+			     p2p_exact(y, HC_DTYPE_INT32, 101, 0, rcs[2], why,
+				       sizeof(why));
+		} else {
+			ok = 1;
+		}
+		if (!ok && why[0] == '\0')
+			snprintf(why, sizeof(why), "%s, %s, %s",
+				 hc_strerror(rcs[0]), hc_strerror(rcs[1]),
+				 hc_strerror(rcs[2]));
+		verdict("p2p: size and dtype mismatch: HC_ERR_MISMATCH at the "
+			"receiver, the pair and the communicator still work",
+			ok, why);
+	}
 }
 
 /* The GUARD bytes after a buffer still hold GUARD_BYTE. */
@@ -1156,6 +1572,314 @@ suite_split(void)
 		"communicator, at once", ok, why);
 }
 
+/* C02 at this n (run for n in {3, 5, 6, 7}; 2, 4, 8 are the controls of
+ * other suites): all-gather int32 sendcount {1, 1000, 65537}, all-reduce
+ * int32 and fp32 SUM of 1000003 (P32), reduce-scatter fp32 SUM recvcount
+ * 4097; with the one algorithm each collective has here. */
+static void
+suite_c02(void)
+{
+	uint64_t ag[] = { 1, 1000, 65537 };
+	char name[120], why[160] = "";
+	size_t k;
+
+	for (k = 0; k < RTE_DIM(ag); k++) {
+		snprintf(name, sizeof(name), "C02 n=%d all-gather int32 "
+			 "sendcount %" PRIu64, nranks, ag[k]);
+		verdict(name, check_rs_ag('g', ag[k], HC_DTYPE_INT32, HC_OP_SUM,
+					  0, why, sizeof(why)), why);
+	}
+	snprintf(name, sizeof(name), "C02 n=%d all-reduce int32 sum 1000003",
+		 nranks);
+	verdict(name, check_allreduce(1000003, HC_DTYPE_INT32, HC_OP_SUM, 0,
+				      why, sizeof(why)), why);
+	snprintf(name, sizeof(name), "C02 n=%d all-reduce float sum 1000003",
+		 nranks);
+	verdict(name, check_allreduce(1000003, HC_DTYPE_FLOAT32, HC_OP_SUM, 0,
+				      why, sizeof(why)), why);
+	snprintf(name, sizeof(name), "C02 n=%d reduce-scatter float sum "
+		 "recvcount 4097", nranks);
+	verdict(name, check_rs_ag('r', 4097, HC_DTYPE_FLOAT32, HC_OP_SUM, 0,
+				  why, sizeof(why)), why);
+}
+
+/* One all-reduce and one reduce (to the last rank) of 4 elements whose
+ * rank r value is v[r]; both must give want bit for bit (C10-C12 over
+ * the network; the kernels have unit tests too). */
+static void
+exact4(const char *name, enum hc_dtype d, enum hc_op op, double v, double want)
+{
+	uint8_t a[32], b[32];
+	double got[2] = { 0, 0 };
+	int rc, rc2, i, ok = 1;
+	char why[160];
+
+	for (i = 0; i < 4; i++)
+		hc_pattern_store(a, d, i, v);
+	rc = hc_allreduce(comm, a, b, 4, d, op);
+	for (i = 0; i < 4 && rc == 0; i++) {
+		got[0] = hc_pattern_load(b, d, i);
+		ok = ok && (got[0] == want || (isinf(want) && isinf(got[0]) &&
+					       (got[0] > 0) == (want > 0)));
+	}
+	rc2 = hc_reduce(comm, a, b, 4, d, op, nranks - 1);
+	for (i = 0; i < 4 && rc2 == 0 && rank == nranks - 1; i++) {
+		got[1] = hc_pattern_load(b, d, i);
+		ok = ok && (got[1] == want || (isinf(want) && isinf(got[1]) &&
+					       (got[1] > 0) == (want > 0)));
+	}
+	snprintf(why, sizeof(why), "%s/%s: all-reduce %g, reduce %g, want %g",
+		 hc_strerror(rc), hc_strerror(rc2), got[0], got[1], want);
+	verdict(name, ok && rc == 0 && rc2 == 0, why);
+}
+
+/* C10 (n = 6), C11 (n = 8), C12 (n = 3): accumulation and rounding over
+ * the network, all-reduce and reduce. */
+static void
+suite_c10(void)
+{
+	if (nranks == 6) {
+		exact4("C10 fp16 sum of +24000 on 6 ranks is +Inf",
+		       HC_DTYPE_FLOAT16, HC_OP_SUM, 24000, INFINITY);
+		exact4("C10 fp16 sum of +-24000 alternating is 0",
+		       HC_DTYPE_FLOAT16, HC_OP_SUM, rank % 2 ? -24000 : 24000, 0);
+	}
+	if (nranks == 8)
+		exact4("C11 bf16 sum of 256 and seven 1.0 is 264",
+		       HC_DTYPE_BFLOAT16, HC_OP_SUM, rank == 0 ? 256 : 1, 264);
+	if (nranks == 3) {
+		static const double v[4][3] = { { 7, 8, 10 }, { -7, -8, -10 },
+						{ 1, 1, 1 }, { INT32_MAX,
+						INT32_MAX, INT32_MAX } };
+		static const double want[4] = { 8, -8, 1, INT32_MAX };
+		char name[80];
+		int k;
+
+		for (k = 0; k < 4; k++) {
+			snprintf(name, sizeof(name), "C12 int32 avg of "
+				 "{%.0f,%.0f,%.0f} is %.0f", v[k][0], v[k][1],
+				 v[k][2], want[k]);
+			exact4(name, HC_DTYPE_INT32, HC_OP_AVG, v[k][rank],
+			       want[k]);
+		}
+	}
+	if (nranks != 3 && nranks != 6 && nranks != 8)
+		verdict("C10-C12 need n = 6, 8 or 3", 0, "other n");
+}
+
+/* One request of the mixed async suites: kind k of 7 on communicator c,
+ * variant i; its buffers, and what to expect. */
+struct aslot {
+	int kind, i, n, me;
+	int64_t *a, *b;        /* send (or in-place) and receive buffers */
+	uint64_t counts[64];
+	uint64_t len;          /* elements to check in b (or a) */
+};
+
+enum { AS_ALLREDUCE, AS_RSV, AS_AGV, AS_BCAST, AS_REDUCE, AS_P2P, AS__MAX };
+
+/* Expected element j of slot s's result at this rank; -1: unchecked. */
+static int64_t
+aslot_want(const struct aslot *s, uint64_t j)
+{
+	int64_t n = s->n, tri = n * (n - 1) / 2;
+	uint64_t off = 0, q = 0;
+
+	switch (s->kind) {
+	case AS_ALLREDUCE:
+		return tri + n * (int64_t)(j + s->i);
+	case AS_RSV:
+		for (q = 0; q < (uint64_t)s->me; q++)
+			off += s->counts[q];
+		return tri + n * (int64_t)(off + j);
+	case AS_AGV:
+		while (j >= s->counts[q])
+			j -= s->counts[q++];
+		return (int64_t)q * 1000 + (int64_t)j;
+	case AS_BCAST:
+		return (s->i % n) * 7 + (int64_t)j + s->i;
+	case AS_REDUCE:
+		return s->me == s->i % n ? tri + n * (int64_t)(j + s->i) : -1;
+	default: /* p2p from the left */
+		return ((s->me + n - 1) % n) * 100 + (int64_t)j + s->i;
+	}
+}
+
+/* Submit slot s (kind, i already set) on c: one request, two for p2p. */
+static int
+aslot_submit(struct hc_comm *c, struct aslot *s, struct hc_request **req,
+	     int *nreq)
+{
+	uint64_t j, total = 0, base = 200 + (uint64_t)s->i * 37;
+	int q, n = s->n = hc_comm_size(c), me = s->me = hc_comm_rank(c);
+	int rc;
+
+	for (q = 0; q < n && q < 64; q++) {
+		s->counts[q] = (uint64_t)(q + s->i) % 5 == 0 ? 0 :
+			       base + (uint64_t)q * 11;
+		total += s->counts[q];
+	}
+	s->len = s->kind == AS_RSV ? s->counts[me] :
+		 s->kind == AS_AGV ? total : base;
+	s->a = calloc(total + base + 1, sizeof(int64_t));
+	s->b = calloc(total + base + 1, sizeof(int64_t));
+	for (j = 0; j < total + base; j++)
+		s->a[j] = s->kind == AS_RSV ? me + (int64_t)j :
+			  s->kind == AS_AGV ? me * 1000 + (int64_t)j :
+			  s->kind == AS_BCAST ? (me == s->i % n ?
+				me * 7 + (int64_t)j + s->i : 0) :
+			  s->kind == AS_P2P ? me * 100 + (int64_t)j + s->i :
+			  me + (int64_t)j + s->i;
+	switch (s->kind) {
+	case AS_ALLREDUCE:
+		rc = hc_iallreduce(c, s->a, s->b, base, HC_DTYPE_INT64,
+				   HC_OP_SUM, NULL, &req[(*nreq)++]);
+		break;
+	case AS_RSV:
+		rc = hc_ireduce_scatterv(c, s->a, s->b, s->counts,
+					 HC_DTYPE_INT64, HC_OP_SUM, NULL,
+					 &req[(*nreq)++]);
+		break;
+	case AS_AGV:
+		rc = hc_iallgatherv(c, s->a, s->b, s->counts, NULL,
+				    HC_DTYPE_INT64, NULL, &req[(*nreq)++]);
+		break;
+	case AS_BCAST:
+		rc = hc_ibroadcast(c, s->a, s->b, base, HC_DTYPE_INT64,
+				   s->i % n, NULL, &req[(*nreq)++]);
+		break;
+	case AS_REDUCE:
+		rc = hc_ireduce(c, s->a, s->b, base, HC_DTYPE_INT64, HC_OP_SUM,
+				s->i % n, NULL, &req[(*nreq)++]);
+		break;
+	default:
+		if (n == 1) /* no peer: an all-reduce stands in */
+			return hc_iallreduce(c, s->a, s->b, 0, HC_DTYPE_INT64,
+					     HC_OP_SUM, NULL, &req[(*nreq)++]);
+		rc = hc_irecv(c, s->b, base, HC_DTYPE_INT64, (me + n - 1) % n,
+			      NULL, &req[(*nreq)++]);
+		if (rc == 0)
+			rc = hc_isend(c, s->a, base, HC_DTYPE_INT64,
+				      (me + 1) % n, NULL, &req[(*nreq)++]);
+		break;
+	}
+	return rc;
+}
+
+/* Check slot s's result and free its buffers. @return wrong elements. */
+static uint64_t
+aslot_check(struct aslot *s)
+{
+	uint64_t j, wrong = 0;
+
+	for (j = 0; j < s->len && !(s->kind == AS_P2P && s->n == 1); j++) {
+		int64_t want = aslot_want(s, j);
+
+		wrong += want >= 0 && s->b[j] != want;
+	}
+	free(s->a);
+	free(s->b);
+	return wrong;
+}
+
+/* async2: 64 requests of six kinds (all-reduce, reduce-scatterv,
+ * all-gatherv, broadcast, reduce, send/receive) in flight at once over
+ * two communicators, then waited for together; and 4 application threads
+ * at once, each driving its own communicator through 24 requests of all
+ * kinds, 8 in flight at a time. Every result exact. */
+struct athread {
+	struct hc_comm *c;
+	uint64_t wrong;
+	int rc;
+};
+
+static void *
+athread_main(void *p)
+{
+	struct athread *t = p;
+	struct aslot sl[8];
+	struct hc_request *req[16];
+	int round, k, nreq, rc;
+
+	t->wrong = 0;
+	t->rc = 0;
+	for (round = 0; round < 3 && t->rc == 0; round++) {
+		nreq = 0;
+		for (k = 0, rc = 0; k < 8 && rc == 0; k++) {
+			sl[k].kind = (k + round) % AS__MAX;
+			sl[k].i = round * 8 + k;
+			rc = aslot_submit(t->c, &sl[k], req, &nreq);
+		}
+		if (rc == 0)
+			rc = hc_wait_all(req, nreq, NULL);
+		for (nreq = 0; nreq < k; nreq++)
+			t->wrong += aslot_check(&sl[nreq]);
+		t->rc = rc;
+	}
+	return NULL;
+}
+
+static void
+suite_async2(void)
+{
+	enum { NSLOT = 54 }; /* 9 of 6 kinds; p2p takes 2: 63 requests */
+	struct aslot sl[NSLOT];
+	struct hc_request *req[2 * NSLOT];
+	struct hc_comm *dup = NULL, *tc[4];
+	struct athread ta[4];
+	pthread_t th[4];
+	uint64_t wrong = 0;
+	int k, nreq = 0, rc, ok;
+	char why[160] = "";
+
+	rc = hc_comm_split(comm, 0, rank, &dup);
+	if (!verdict("async2: a second communicator", rc == 0,
+		     hc_strerror(rc)))
+		return;
+	for (k = 0, rc = 0; k < NSLOT && rc == 0; k++) {
+		sl[k].kind = k % AS__MAX;
+		sl[k].i = k;
+		rc = aslot_submit(k % 2 ? dup : comm, &sl[k], req, &nreq);
+	}
+	/* one more all-reduce: 64 in flight */
+	{
+		int64_t one[4] = { rank, rank, rank, rank };
+
+		if (rc == 0)
+			rc = hc_iallreduce(dup, one, one, 4, HC_DTYPE_INT64,
+					   HC_OP_SUM, NULL, &req[nreq++]);
+		if (rc == 0)
+			rc = hc_wait_all(req, nreq, NULL);
+		for (int q = 0; q < k; q++)
+			wrong += aslot_check(&sl[q]);
+		wrong += rc == 0 && one[3] != (int64_t)nranks * (nranks - 1) / 2;
+	}
+	snprintf(why, sizeof(why), "%s, %" PRIu64 " wrong elements",
+		 hc_strerror(rc), wrong);
+	verdict("async2: 64 requests of 6 kinds over 2 communicators in "
+		"flight, exact", rc == 0 && wrong == 0 &&
+		nreq == 64 - (nranks == 1 ? NSLOT / AS__MAX : 0), why);
+	for (k = 0, rc = 0; k < 4 && rc == 0; k++)
+		rc = hc_comm_split(comm, 0, rank, &tc[k]);
+	if (!verdict("async2: 4 more communicators", rc == 0, hc_strerror(rc)))
+		return;
+	for (k = 0; k < 4; k++) {
+		ta[k].c = tc[k];
+		pthread_create(&th[k], NULL, athread_main, &ta[k]);
+	}
+	for (k = 0, ok = 1; k < 4; k++) {
+		pthread_join(th[k], NULL);
+		if (ta[k].rc != 0 || ta[k].wrong != 0) {
+			ok = 0;
+			snprintf(why, sizeof(why), "thread %d: %s, %" PRIu64
+				 " wrong", k, hc_strerror(ta[k].rc),
+				 ta[k].wrong);
+		}
+	}
+	verdict("async2: 4 application threads at once, 24 requests of 6 "
+		"kinds each on its own communicator, exact", ok, why);
+}
+
 /* C05: one rank disagrees on count (also 0 vs N), dtype or op. Every
  * rank gets HC_ERR_MISMATCH within the per-op timeout (5 s), then
  * HC_ERR_ABORTED for new work. */
@@ -1194,6 +1918,23 @@ suite_c05(const char *how)
 	else if (strcmp(how, "reduce") == 0) /* the last rank: another root */
 		rc = hc_ireduce(comm, x, x, 1000, HC_DTYPE_INT32, HC_OP_SUM,
 				odd ? 1 : 0, &opts, &req);
+	else if (strcmp(how, "rsv") == 0 || strcmp(how, "agv") == 0) {
+		/* the last rank: rank 0's count one less (the sum moves) */
+		uint64_t vc[64];
+		int q;
+
+		for (q = 0; q < nranks && q < 64; q++)
+			vc[q] = 1000 + q;
+		if (odd)
+			vc[0]--;
+		if (how[0] == 'r')
+			rc = hc_ireduce_scatterv(comm, x, (int32_t *)x + 64000,
+						 vc, HC_DTYPE_INT32, HC_OP_SUM,
+						 &opts, &req);
+		else
+			rc = hc_iallgatherv(comm, (int32_t *)x + 64000, x, vc,
+					    NULL, HC_DTYPE_INT32, &opts, &req);
+	}
 	else
 		rc = hc_iallreduce(comm, x, x, count, d, op, &opts, &req);
 	if (rc == 0)
@@ -1208,6 +1949,212 @@ suite_c05(const char *how)
 		 how);
 	local_verdict(name, rc == -HC_ERR_ABORTED, hc_strerror(rc));
 	free(x);
+}
+
+/* C19, transport side (run with HC_FAULT_DROP_DATA_PCT=100): every DATA
+ * packet is dropped, so the retry budget runs out on the engine; that
+ * error reaches the application's wait, and the communicator then
+ * refuses collectives and sends with HC_ERR_ABORTED. (The engine-side
+ * check of a smuggled dtype is a unit test: the API cannot smuggle.) */
+static void
+suite_c19(void)
+{
+	struct hc_op_opts opts = { HC_PRIO_NORMAL, 30000 };
+	struct hc_request *req;
+	int32_t x[1000] = { 0 };
+	double t0 = now_s(), dt;
+	int rc;
+	char why[160];
+
+	rc = hc_iallreduce(comm, x, x, 1000, HC_DTYPE_INT32, HC_OP_SUM, &opts,
+			   &req);
+	if (rc == 0)
+		rc = hc_wait(req);
+	dt = now_s() - t0;
+	snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc), dt);
+	/* 12 RTOs, doubling from 20 ms up to 500 ms: about 4 s */
+	local_verdict("C19 every DATA dropped: the wait gets HC_ERR_PEER_LOST "
+		      "within 10 s", rc == -HC_ERR_PEER_LOST && dt < 10.0, why);
+	rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_INT32, HC_OP_SUM);
+	local_verdict("C19 then a collective gets HC_ERR_ABORTED",
+		      rc == -HC_ERR_ABORTED, hc_strerror(rc));
+	rc = nranks > 1 ? hc_send(comm, x, 1, HC_DTYPE_INT32,
+				  (rank + 1) % nranks) : -HC_ERR_ABORTED;
+	local_verdict("C19 and a send gets HC_ERR_ABORTED",
+		      rc == -HC_ERR_ABORTED, hc_strerror(rc));
+}
+
+static int
+env_int(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL ? atoi(v) : -1;
+}
+
+/* C18: the last rank starts 1.5 s after the others' init timeout (10 s,
+ * [engine] init_timeout_ms). The others: hc_init fails with
+ * HC_ERR_INIT_TIMEOUT within 10..11 s and its log names the last rank,
+ * and only it; then they retry and succeed once it is up.
+ * @return hc_init's result for main. */
+static int
+c18_init(void)
+{
+	int me = env_int("HC_RANK"), n = env_int("HC_WORLD_SIZE"), rc, ok;
+	char *text = NULL, want[64], why[200];
+	size_t len = 0;
+	double t0, dt;
+	FILE *mem;
+
+	if (me == n - 1) {
+		sleep_s(11.5);
+		return hc_init(NULL, &ctx);
+	}
+	mem = open_memstream(&text, &len);
+	if (mem == NULL || rte_openlog_stream(mem) != 0) {
+		local_verdict("C18 capture the log", 0, "open_memstream");
+		return -HC_ERR_INTERNAL;
+	}
+	t0 = now_s();
+	rc = hc_init(NULL, &ctx);
+	dt = now_s() - t0;
+	rte_openlog_stream(NULL);
+	fclose(mem);
+	fputs(text, stderr); /* the log stays visible */
+	snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc), dt);
+	local_verdict("C18 hc_init with the last rank missing: "
+		      "HC_ERR_INIT_TIMEOUT after 10..11 s",
+		      rc == -HC_ERR_INIT_TIMEOUT && dt >= 9.99 && dt <= 11.0,
+		      why);
+	snprintf(want, sizeof(want), "from rank(s) %d\n", n - 1);
+	ok = text != NULL && strstr(text, want) != NULL;
+	snprintf(why, sizeof(why), "no line ending in '%.*s' in the log",
+		 (int)strlen(want) - 1, want);
+	local_verdict("C18 the error names the missing rank, only it", ok,
+		      why);
+	free(text);
+	if (rc == 0)
+		hc_finalize(ctx);
+	t0 = now_s();
+	rc = hc_init(NULL, &ctx);
+	snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc),
+		 now_s() - t0);
+	local_verdict("C18 hc_init again, the missing rank started: success",
+		      rc == 0, why);
+	return rc;
+}
+
+/* After C18's init: every rank, the late one too, runs one exact
+ * all-reduce. */
+static void
+suite_c18(void)
+{
+	char why[160] = "";
+
+	verdict("C18 after the retry: all-reduce of 100003 int32, exact",
+		check_allreduce(100003, HC_DTYPE_INT32, HC_OP_SUM, 0, why,
+				sizeof(why)), why);
+}
+
+/* C21 roles of the last rank: the first incarnation is a child that
+ * kills itself mid-collective; the parent (no EAL yet at the fork) waits
+ * for it, then starts again with the same rank id. */
+enum { C21_NONE, C21_VICTIM, C21_RESTARTED };
+static int c21_role = C21_NONE;
+
+static int
+c21_fork(void)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		c21_role = C21_VICTIM;
+		return 0;
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	c21_role = C21_RESTARTED;
+	local_verdict("C21 the first incarnation of the last rank was killed "
+		      "(SIGKILL)", WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		      "it ended otherwise");
+	return 0;
+}
+
+/* C21: the last rank is killed in the middle of a 16 MiB all-reduce and
+ * started again with the same rank id. Survivors: the old communicator
+ * fails (HC_ERR_PEER_LOST within the liveness timeout + 1 s; its new
+ * incarnation's HELLO may tell them sooner), then refuses work
+ * (HC_ERR_ABORTED); no crash; hc_finalize, then hc_init forms a new world
+ * with the restarted rank, and an all-reduce over it is exact. */
+static void
+suite_c21(void)
+{
+	uint64_t count = (16u << 20) / sizeof(float);
+	float *x = calloc(count, sizeof(float));
+	struct hc_request *req;
+	double t0;
+	int rc;
+	char why[160] = "";
+
+	if (c21_role != C21_RESTARTED) {
+		rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_FLOAT32, HC_OP_SUM);
+		if (!local_verdict("C21 all ranks up", rc == 0,
+				   hc_strerror(rc)))
+			goto out;
+		t0 = now_s();
+		rc = hc_iallreduce(comm, x, x, count, HC_DTYPE_FLOAT32,
+				   HC_OP_SUM, NULL, &req);
+		if (!local_verdict("C21 submit", rc == 0, hc_strerror(rc)))
+			goto out;
+		if (c21_role == C21_VICTIM) {
+			sleep_s(0.3);
+			raise(SIGKILL);
+		}
+		rc = hc_wait(req);
+		snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc),
+			 now_s() - t0);
+		local_verdict("C21 the old communicator fails: "
+			      "HC_ERR_PEER_LOST within 4 s",
+			      rc == -HC_ERR_PEER_LOST && now_s() - t0 <= 4.0,
+			      why);
+		rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_FLOAT32, HC_OP_SUM);
+		local_verdict("C21 the old communicator refuses new work",
+			      rc == -HC_ERR_ABORTED, hc_strerror(rc));
+		rc = hc_finalize(ctx);
+		local_verdict("C21 hc_finalize of the old instance returns",
+			      rc == 0 || rc == -HC_ERR_TIMEOUT,
+			      hc_strerror(rc));
+		ctx = NULL;
+		t0 = now_s();
+		rc = hc_init(NULL, &ctx);
+		snprintf(why, sizeof(why), "%s after %.2f s", hc_strerror(rc),
+			 now_s() - t0);
+		if (!local_verdict("C21 hc_init again with the restarted rank",
+				   rc == 0, why)) {
+			ctx = NULL;
+			goto out;
+		}
+		comm = hc_comm_world(ctx);
+	}
+	verdict("C21 the new world: all-reduce of 100003 int32, exact",
+		check_allreduce(100003, HC_DTYPE_INT32, HC_OP_SUM, 0, why,
+				sizeof(why)), why);
+out:
+	free(x);
+}
+
+/* The suite named on the command line (-s NAME), before the EAL parsed
+ * it. */
+static const char *
+early_suite(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc - 1; i++)
+		if (strcmp(argv[i], "-s") == 0)
+			return argv[i + 1];
+	return "";
 }
 
 /* C15: the last rank leaves after 99 of 100 all-reduces. */
@@ -1520,6 +2467,15 @@ main(int argc, char **argv)
 	const char *suite = "quick";
 	int ret, c, rc;
 
+	rank = env_int("HC_RANK"); /* for lines printed before hc_init */
+	/* C21: the last rank's first incarnation is a child; the parent
+	 * runs the second one, from a clean start (no EAL before fork). */
+	if (strcmp(early_suite(argc, argv), "c21") == 0 &&
+	    env_int("HC_RANK") == env_int("HC_WORLD_SIZE") - 1 &&
+	    c21_fork() != 0) {
+		fprintf(stderr, "hc-check: c21: fork/wait failed\n");
+		return 2;
+	}
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "hc-check: EAL init failed\n");
@@ -1534,7 +2490,7 @@ main(int argc, char **argv)
 		}
 		suite = optarg;
 	}
-	rc = hc_init(NULL, &ctx);
+	rc = strcmp(suite, "c18") == 0 ? c18_init() : hc_init(NULL, &ctx);
 	if (rc != 0) {
 		fprintf(stderr, "hc-check: hc_init: %s\n", hc_strerror(rc));
 		return 2;
@@ -1552,6 +2508,12 @@ main(int argc, char **argv)
 		suite_rs_ag('r');
 	else if (strcmp(suite, "ag") == 0)
 		suite_rs_ag('g');
+	else if (strcmp(suite, "rsv") == 0)
+		suite_v('r');
+	else if (strcmp(suite, "agv") == 0)
+		suite_v('g');
+	else if (strcmp(suite, "p2p") == 0)
+		suite_p2p();
 	else if (strcmp(suite, "barrier") == 0)
 		suite_barrier();
 	else if (strcmp(suite, "split") == 0)
@@ -1588,6 +2550,18 @@ main(int argc, char **argv)
 		suite_c31(1);
 	else if (strcmp(suite, "async") == 0)
 		suite_async();
+	else if (strcmp(suite, "c02") == 0)
+		suite_c02();
+	else if (strcmp(suite, "c10") == 0)
+		suite_c10();
+	else if (strcmp(suite, "async2") == 0)
+		suite_async2();
+	else if (strcmp(suite, "c18") == 0)
+		suite_c18();
+	else if (strcmp(suite, "c21") == 0)
+		suite_c21();
+	else if (strcmp(suite, "c19") == 0)
+		suite_c19();
 	else if (strcmp(suite, "c15") == 0)
 		suite_c15();
 	else if (strcmp(suite, "c16kill") == 0)
@@ -1609,6 +2583,10 @@ main(int argc, char **argv)
 	if (rank == 0)
 		printf("hc-check %s: %d passed, %d failed\n", suite,
 		       cases - failures, failures);
+	if (ctx == NULL) { /* C21: the second hc_init failed */
+		rte_eal_cleanup();
+		return 1;
+	}
 	hc_finalize(ctx);
 	rte_eal_cleanup();
 	return failures != 0 ? 1 : 0;

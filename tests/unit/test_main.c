@@ -36,6 +36,7 @@ main(void)
 	add_config_suite();
 	add_accum_suite();
 	add_plan_suite();
+	add_prepare_suite();
 	if (unit_register_errors != 0) {
 		fprintf(stderr, "test_unit: %u suites or tests not registered: "
 			"%s\n", unit_register_errors, CU_get_error_msg());

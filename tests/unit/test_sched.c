@@ -683,6 +683,48 @@ test_credit_obeyed(void)
 	s_destroy();
 }
 
+/* critical_extra_pkts: with the peer's credit used up by bulk, exactly
+ * that many critical packets still leave at once (a critical message
+ * does not wait for bulk's ACKs); bulk waits for the window. */
+static void
+test_critical_extra(void)
+{
+	struct hct_conf tc = s_conf();
+	struct hct_msg b, c;
+	uint32_t i;
+
+	tc.critical_extra_pkts = 4;
+	if (s_create(&tc, 0, &s_up, NULL) != 0)
+		return;
+	s_inject(1, HCT_TYPE_ACK, 0, 0, 5, 0);
+	s_msg(&b, HCT_CLASS_BULK, 50);
+	CU_ASSERT_EQUAL(hct_send(&s.hct, 1, &b), 0);
+	s_poll();
+	CU_ASSERT_EQUAL_FATAL(s.nlog, 5);
+	s_msg(&c, HCT_CLASS_CRITICAL, 10);
+	CU_ASSERT_EQUAL(hct_send(&s.hct, 1, &c), 0);
+	s_poll();
+	s_poll();
+	CU_ASSERT_EQUAL_FATAL(s.nlog, 9);
+	for (i = 5; i < 9; i++)
+		CU_ASSERT_EQUAL(s.log[i].prio, HCT_CLASS_CRITICAL);
+	/* All 9 acknowledged: the other 6 critical packets (credit 5 + 4
+	 * extra), then nothing: bulk has no room in the credit. */
+	s_inject(1, HCT_TYPE_ACK, 0, 9, 5, 0);
+	s_poll();
+	CU_ASSERT_EQUAL_FATAL(s.nlog, 15);
+	for (i = 9; i < 15; i++)
+		CU_ASSERT_EQUAL(s.log[i].prio, HCT_CLASS_CRITICAL);
+	/* All 15 acknowledged: bulk again, 5 packets. */
+	s_inject(1, HCT_TYPE_ACK, 0, 15, 5, 0);
+	s_poll();
+	CU_ASSERT_EQUAL_FATAL(s.nlog, 20);
+	for (i = 15; i < 20; i++)
+		CU_ASSERT_EQUAL(s.log[i].prio, HCT_CLASS_BULK);
+	hct_cancel_owner(&s.hct, NULL);
+	s_destroy();
+}
+
 /* hc_op_opts.priority: values outside enum hc_priority are refused with
  * nothing queued; valid ones reach the wire as the prio byte and DSCP of
  * the collective's DATA, in class order whatever the submission order. */
@@ -791,6 +833,8 @@ static CU_TestInfo sched_tests[] = {
 	  test_credit_grant },
 	{ "S6 sender obeys the credit; credit 1 + lost ACKs: RTO probe",
 	  test_credit_obeyed },
+	{ "S8 critical packets go critical_extra_pkts beyond the credit",
+	  test_critical_extra },
 	{ "S7 hc_op_opts.priority: validated, carried to the wire",
 	  test_api_priority },
 	CU_TEST_INFO_NULL,
