@@ -32,76 +32,131 @@
 
 /* ---- the table of collectives -------------------------------------- */
 
-typedef int (*submit_fn)(struct hc_comm *c, const void *s, void *r,
-			 uint64_t count, enum hc_dtype d, enum hc_op op,
-			 int root, struct hc_request **req);
+/* One rank's call: what a submit function of the table needs. */
+struct sc_call {
+	struct hc_comm *comm;
+	const void *send;
+	void *recv;
+	uint64_t count;            /* the matrix's count */
+	const uint64_t *counts;    /* blk(q) of every rank (v-variants) */
+	enum hc_dtype d;
+	enum hc_op op;
+	int root;
+	uint32_t rank, n;
+	struct hc_request **req;   /* the request to complete */
+	struct hc_request **req2;  /* a second one (send/recv: the send) */
+};
+
+typedef int (*submit_fn)(const struct sc_call *c);
 
 static int
-sub_allreduce(struct hc_comm *c, const void *s, void *r, uint64_t count,
-	      enum hc_dtype d, enum hc_op op, int root,
-	      struct hc_request **req)
+sub_allreduce(const struct sc_call *c)
 {
-	(void)root;
-	return hc_iallreduce(c, s, r, count, d, op, NULL, req);
+	return hc_iallreduce(c->comm, c->send, c->recv, c->count, c->d, c->op,
+			     NULL, c->req);
 }
 
 static int
-sub_reduce_scatter(struct hc_comm *c, const void *s, void *r, uint64_t count,
-		   enum hc_dtype d, enum hc_op op, int root,
-		   struct hc_request **req)
+sub_reduce_scatter(const struct sc_call *c)
 {
-	(void)root;
-	return hc_ireduce_scatter(c, s, r, count, d, op, NULL, req);
+	return hc_ireduce_scatter(c->comm, c->send, c->recv, c->count, c->d,
+				  c->op, NULL, c->req);
 }
 
 static int
-sub_allgather(struct hc_comm *c, const void *s, void *r, uint64_t count,
-	      enum hc_dtype d, enum hc_op op, int root,
-	      struct hc_request **req)
+sub_allgather(const struct sc_call *c)
 {
-	(void)op;
-	(void)root;
-	return hc_iallgather(c, s, r, count, d, NULL, req);
+	return hc_iallgather(c->comm, c->send, c->recv, c->count, c->d, NULL,
+			     c->req);
 }
 
 static int
-sub_broadcast(struct hc_comm *c, const void *s, void *r, uint64_t count,
-	      enum hc_dtype d, enum hc_op op, int root,
-	      struct hc_request **req)
+sub_broadcast(const struct sc_call *c)
 {
-	(void)op;
-	return hc_ibroadcast(c, s, r, count, d, root, NULL, req);
+	return hc_ibroadcast(c->comm, c->send, c->recv, c->count, c->d,
+			     c->root, NULL, c->req);
 }
 
 static int
-sub_reduce(struct hc_comm *c, const void *s, void *r, uint64_t count,
-	   enum hc_dtype d, enum hc_op op, int root, struct hc_request **req)
+sub_reduce(const struct sc_call *c)
 {
-	return hc_ireduce(c, s, r, count, d, op, root, NULL, req);
+	return hc_ireduce(c->comm, c->send, c->recv, c->count, c->d, c->op,
+			  c->root, NULL, c->req);
 }
 
-/* One collective of the matrix. Buffers, for count elements per rank:
- * send holds send_n (1 or n) x count elements, recv recv_n x count; in
- * place one buffer of the larger size, the smaller part at block `rank`
- * when the sizes differ, else both at its start. */
+static int
+sub_reduce_scatterv(const struct sc_call *c)
+{
+	return hc_ireduce_scatterv(c->comm, c->send, c->recv, c->counts, c->d,
+				   c->op, NULL, c->req);
+}
+
+static int
+sub_allgatherv(const struct sc_call *c)
+{
+	return hc_iallgatherv(c->comm, c->send, c->recv, c->counts, NULL, c->d,
+			      NULL, c->req);
+}
+
+/* A ring shift: the receive from rank - 1 is the request checked, the
+ * send to rank + 1 the second one. */
+static int
+sub_sendrecv(const struct sc_call *c)
+{
+	int rc = hc_irecv(c->comm, c->recv, c->count, c->d,
+			  (int)((c->rank + c->n - 1) % c->n), NULL, c->req);
+
+	if (rc != 0)
+		return rc;
+	return hc_isend(c->comm, c->send, c->count, c->d,
+			(int)((c->rank + 1) % c->n), NULL, c->req2);
+}
+
+/* One collective of the matrix. Rank q's block holds blk(q) elements:
+ * count, or for the v-variants the profile sc_vcount(count, q). send
+ * holds every block (send_n) or this rank's; recv likewise (recv_n); in
+ * place one buffer holds both, this rank's block at its offset in the
+ * packed blocks when the sizes differ, else both at its start. */
 struct coll_kind {
 	const char *name;
-	enum hc_pattern_coll pat;
+	enum hc_pattern_coll pat;  /* what the result must be */
 	submit_fn submit;
 	int reduces;           /* takes an op: 5 ops, else op sum's pattern */
 	int rooted;            /* runs for several roots */
 	int all_algos;         /* runs under every all-reduce algorithm */
-	int send_n, recv_n;    /* 0: 1 block, 1: n blocks */
+	int send_n, recv_n;    /* 0: this rank's block, 1: every block */
+	int v;                 /* blocks of per-rank sizes */
+	int p2p;               /* send/recv: the result is the left
+	                        * neighbour's pattern; out of place, n > 1 */
 };
 
 static const struct coll_kind colls[] = {
-	{ "allreduce", HC_PATTERN_ALLREDUCE, sub_allreduce, 1, 0, 1, 0, 0 },
+	/* name           pattern kind    submit  op root algos s r v p2p */
+	{ "allreduce", HC_PATTERN_ALLREDUCE, sub_allreduce,
+	  1, 0, 1, 0, 0, 0, 0 },
 	{ "reducescatter", HC_PATTERN_REDUCE_SCATTER, sub_reduce_scatter,
-	  1, 0, 0, 1, 0 },
-	{ "allgather", HC_PATTERN_ALLGATHER, sub_allgather, 0, 0, 0, 0, 1 },
-	{ "broadcast", HC_PATTERN_BROADCAST, sub_broadcast, 0, 1, 0, 0, 0 },
-	{ "reduce", HC_PATTERN_REDUCE, sub_reduce, 1, 1, 0, 0, 0 },
+	  1, 0, 0, 1, 0, 0, 0 },
+	{ "allgather", HC_PATTERN_ALLGATHER, sub_allgather,
+	  0, 0, 0, 0, 1, 0, 0 },
+	{ "broadcast", HC_PATTERN_BROADCAST, sub_broadcast,
+	  0, 1, 0, 0, 0, 0, 0 },
+	{ "reduce", HC_PATTERN_REDUCE, sub_reduce,
+	  1, 1, 0, 0, 0, 0, 0 },
+	{ "reducescatterv", HC_PATTERN_REDUCE_SCATTER, sub_reduce_scatterv,
+	  1, 0, 0, 1, 0, 1, 0 },
+	{ "allgatherv", HC_PATTERN_ALLGATHER, sub_allgatherv,
+	  0, 0, 0, 0, 1, 1, 0 },
+	{ "sendrecv", HC_PATTERN_BROADCAST, sub_sendrecv,
+	  0, 0, 0, 0, 0, 0, 1 },
 };
+
+/* Block size of rank q in the v-variants for the matrix's count c:
+ * every third rank (q % 3 == 1) none, the others c + q; all 0 for c = 0. */
+static inline uint64_t
+sc_vcount(uint64_t c, uint32_t q)
+{
+	return c == 0 || q % 3 == 1 ? 0 : c + q;
+}
 
 /* The entry of colls for pattern kind k (every kind has one). */
 static inline const struct coll_kind *
@@ -109,7 +164,8 @@ coll_of(enum hc_pattern_coll k)
 {
 	size_t i;
 
-	for (i = 0; i < RTE_DIM(colls) && colls[i].pat != k; i++)
+	for (i = 0; i < RTE_DIM(colls) && (colls[i].pat != k || colls[i].v ||
+					   colls[i].p2p); i++)
 		;
 	return &colls[i < RTE_DIM(colls) ? i : 0];
 }
@@ -178,49 +234,71 @@ sc_fill(void *buf, enum hc_dtype d, enum hc_op op, uint64_t count, int r)
 	sc_replicate(buf, hc_dtype_size(d), SC_PERIOD, count);
 }
 
-/* What collective k leaves over n ranks, built from pattern.h as
- * hc_pattern_result_wrong defines it: the whole n * count reduction for
- * reduce-scatter (rank r's result is block r), n blocks for all-gather,
- * count elements otherwise. @return the buffer (malloc) or NULL. */
-static uint8_t *
-sc_expected(const struct one *o, uint32_t n, uint64_t len)
+/* One collective in flight on every rank: its buffers and requests. */
+struct sc_job {
+	struct one o;
+	uint32_t n;
+	uint64_t *blk, *off;   /* block of rank q: off[q], blk[q] elements */
+	uint64_t total;        /* every block, packed */
+	uint8_t **sbuf, **rbuf;
+	void **res;            /* where each rank's result lands */
+	struct hc_request **req, **req2;
+	int *status, *status2;
+	uint64_t t0;           /* submission, virtual ns */
+};
+
+/* Rank r's send and receive elements. */
+static inline uint64_t
+sc_send_len(const struct sc_job *j, uint32_t r)
 {
+	return j->o.k->send_n ? j->total : j->blk[r];
+}
+
+static inline uint64_t
+sc_recv_len(const struct sc_job *j, uint32_t r)
+{
+	return j->o.k->recv_n ? j->total : j->blk[r];
+}
+
+/* What j's collective leaves, built from pattern.h as
+ * hc_pattern_result_wrong defines it: the whole reduction of the packed
+ * blocks for (v-)reduce-scatter (rank r's result is its block), every
+ * block for (v-)all-gather, count elements otherwise; send/recv: rank r's
+ * left neighbour's pattern. @return the buffer (malloc) or NULL. */
+static uint8_t *
+sc_expected(const struct sc_job *j, uint32_t r)
+{
+	const struct one *o = &j->o;
 	size_t es = hc_dtype_size(o->d);
+	uint64_t len = RTE_MAX(j->total, o->count), i;
 	uint8_t *e = malloc(len * es + 1);
-	uint64_t i, q;
+	uint32_t q;
 
 	if (e == NULL)
 		return NULL;
+	if (o->k->p2p) {
+		sc_fill(e, o->d, HC_OP_SUM, o->count,
+			(int)((r + j->n - 1) % j->n));
+		return e;
+	}
 	switch (o->k->pat) {
 	case HC_PATTERN_ALLGATHER:
-		for (q = 0; q < n; q++)
-			sc_fill(e + q * o->count * es, o->d, HC_OP_SUM,
-				o->count, (int)q);
+		for (q = 0; q < j->n; q++)
+			sc_fill(e + j->off[q] * es, o->d, HC_OP_SUM,
+				j->blk[q], (int)q);
 		break;
 	case HC_PATTERN_BROADCAST:
-		sc_fill(e, o->d, HC_OP_SUM, len, o->root);
+		sc_fill(e, o->d, HC_OP_SUM, o->count, o->root);
 		break;
 	default:
 		for (i = 0; i < RTE_MIN(len, (uint64_t)SC_PERIOD); i++)
 			hc_pattern_store(e, o->d, i, hc_pattern_expected(o->d,
-					 o->op, i, (int)n));
+					 o->op, i, (int)j->n));
 		sc_replicate(e, es, SC_PERIOD, len);
 		break;
 	}
 	return e;
 }
-
-/* One collective in flight on every rank: its buffers and requests. */
-struct sc_job {
-	struct one o;
-	uint32_t n;
-	uint64_t sn, rn;       /* send and receive elements per rank */
-	uint8_t **sbuf, **rbuf;
-	void **res;            /* where each rank's result lands */
-	struct hc_request **req;
-	int *status;
-	uint64_t t0;           /* submission, virtual ns */
-};
 
 /* Fill every rank's buffers for j->o and submit it on every rank, in rank
  * order; a refused submission is stored as that rank's status. */
@@ -233,20 +311,33 @@ sc_submit(struct hc_simrun *run, struct sc_job *j)
 	enum hc_op fill_op = o->k->reduces ? o->op : HC_OP_SUM;
 
 	j->n = n;
-	j->sn = o->count * (o->k->send_n ? n : 1);
-	j->rn = o->count * (o->k->recv_n ? n : 1);
+	j->blk = calloc(n, sizeof(*j->blk));
+	j->off = calloc(n, sizeof(*j->off));
 	j->sbuf = calloc(n, sizeof(*j->sbuf));
 	j->rbuf = calloc(n, sizeof(*j->rbuf));
 	j->res = calloc(n, sizeof(*j->res));
 	j->req = calloc(n, sizeof(*j->req));
+	j->req2 = calloc(n, sizeof(*j->req2));
 	j->status = calloc(n, sizeof(*j->status));
+	j->status2 = calloc(n, sizeof(*j->status2));
 	j->t0 = hc_simrun_now(run);
-	CU_ASSERT_FATAL(j->sbuf && j->rbuf && j->res && j->req && j->status);
+	CU_ASSERT_FATAL(j->blk && j->off && j->sbuf && j->rbuf && j->res &&
+			j->req && j->req2 && j->status && j->status2);
+	j->total = 0;
 	for (r = 0; r < n; r++) {
-		uint64_t big = RTE_MAX(j->sn, j->rn);
-		uint64_t off = (uint64_t)r * o->count * es;
+		j->blk[r] = o->k->v ? sc_vcount(o->count, r) : o->count;
+		j->off[r] = j->total;
+		j->total += j->blk[r];
+	}
+	for (r = 0; r < n; r++) {
+		uint64_t sn = sc_send_len(j, r), rn = sc_recv_len(j, r);
+		uint64_t big = RTE_MAX(sn, rn), off = j->off[r] * es;
+		struct sc_call c = { .comm = hc_comm_world(
+					hc_simrun_ctx(run, r)),
+			.count = o->count, .counts = j->blk, .d = o->d,
+			.op = o->op, .root = o->root, .rank = r, .n = n,
+			.req = &j->req[r], .req2 = &j->req2[r] };
 		uint8_t *sb, *rb;
-		const void *s;
 		int sub;
 
 		/* +1: malloc(0) may return NULL, which is fine for count 0
@@ -255,31 +346,27 @@ sc_submit(struct hc_simrun *run, struct sc_job *j)
 		rb = j->rbuf[r] = malloc(big * es + 1);
 		CU_ASSERT_FATAL(sb != NULL && rb != NULL);
 		memset(rb, 0xa5, big * es);
-		if (o->in_place && j->sn > j->rn) {         /* reduce-scatter */
-			sc_fill(rb, o->d, fill_op, j->sn, (int)r);
-			s = rb;
-			j->res[r] = rb + off;
-		} else if (o->in_place && j->rn > j->sn) {  /* all-gather */
-			sc_fill(rb + off, o->d, fill_op, o->count,
-					(int)r);
-			s = rb + off;
-			j->res[r] = rb;
+		if (o->in_place && sn > rn) {          /* reduce-scatter */
+			sc_fill(rb, o->d, fill_op, sn, (int)r);
+			c.send = rb;
+			c.recv = rb + off;
+		} else if (o->in_place && rn > sn) {   /* all-gather */
+			sc_fill(rb + off, o->d, fill_op, sn, (int)r);
+			c.send = rb + off;
+			c.recv = rb;
 		} else if (o->in_place) {
-			sc_fill(rb, o->d, fill_op, j->sn, (int)r);
-			s = rb;
-			j->res[r] = rb;
+			sc_fill(rb, o->d, fill_op, sn, (int)r);
+			c.send = rb;
+			c.recv = rb;
 		} else {
-			sc_fill(sb, o->d, fill_op, j->sn, (int)r);
-			s = sb;
-			j->res[r] = rb;
+			sc_fill(sb, o->d, fill_op, sn, (int)r);
+			c.send = sb;
+			c.recv = rb;
 		}
-		sub = o->k->submit(hc_comm_world(hc_simrun_ctx(run, r)), s,
-				   j->res[r], o->count, o->d, o->op, o->root,
-				   &j->req[r]);
-		if (sub != 0) {
+		j->res[r] = c.recv;
+		sub = o->k->submit(&c);
+		if (sub != 0)
 			j->status[r] = sub;
-			j->req[r] = NULL;
-		}
 	}
 }
 
@@ -290,32 +377,42 @@ static int
 sc_finish(struct hc_simrun *run, struct sc_job *j)
 {
 	const struct one *o = &j->o;
-	uint8_t *want = sc_expected(o, j->n, RTE_MAX(j->sn, j->rn));
 	size_t es = hc_dtype_size(o->d);
+	uint8_t *want = o->k->p2p ? NULL : sc_expected(j, 0);
 	uint64_t wrong = 0;
 	uint32_t r;
-	int rc, bad = 0;
+	int rc, rc2, bad = 0;
 
-	CU_ASSERT_FATAL(want != NULL);
+	CU_ASSERT_FATAL(want != NULL || o->k->p2p);
 	rc = hc_simrun_wait(run, j->req, j->status, NULL, COLL_LIMIT_NS);
+	rc2 = hc_simrun_wait(run, j->req2, j->status2, NULL, COLL_LIMIT_NS);
+	rc = rc != 0 ? rc : rc2;
 	for (r = 0; r < j->n; r++) {
-		uint64_t off = o->k->pat == HC_PATTERN_REDUCE_SCATTER ?
-			       (uint64_t)r * o->count : 0;
-		uint64_t len = o->k->pat == HC_PATTERN_ALLGATHER ? j->rn :
-			       o->count;
+		int rs = o->k->pat == HC_PATTERN_REDUCE_SCATTER;
+		uint64_t off = rs ? j->off[r] : 0;
+		uint64_t len = o->k->pat == HC_PATTERN_ALLGATHER ? j->total :
+			       rs ? j->blk[r] : o->count, i;
+		const uint8_t *w;
 
-		if (j->status[r] != 0 || j->req[r] != NULL) {
+		if (j->status[r] != 0 || j->req[r] != NULL ||
+		    j->status2[r] != 0 || j->req2[r] != NULL) {
 			bad++;
 			continue;
 		}
 		if (o->k->pat == HC_PATTERN_REDUCE && (int)r != o->root)
 			continue; /* no result there */
+		if (o->k->p2p) {
+			free(want);
+			want = sc_expected(j, r);
+			CU_ASSERT_FATAL(want != NULL);
+		}
 		/* Equal bytes are equal values: the patterns hold no NaN
 		 * and no -0; on a difference, count elements by value. */
-		if (memcmp(j->res[r], want + off * es, len * es) != 0)
-			wrong += hc_pattern_result_wrong(o->k->pat, j->res[r],
-				o->d, o->k->reduces ? o->op : HC_OP_SUM,
-				o->count, (int)j->n, (int)r, o->root);
+		w = want + off * es;
+		if (memcmp(j->res[r], w, len * es) != 0)
+			for (i = 0; i < len; i++)
+				wrong += hc_pattern_load(j->res[r], o->d, i) !=
+					 hc_pattern_load(w, o->d, i);
 		totals.checked += len;
 	}
 	free(want);
@@ -333,11 +430,15 @@ sc_finish(struct hc_simrun *run, struct sc_job *j)
 		free(j->sbuf[r]);
 		free(j->rbuf[r]);
 	}
+	free(j->blk);
+	free(j->off);
 	free(j->sbuf);
 	free(j->rbuf);
 	free(j->res);
 	free(j->req);
+	free(j->req2);
 	free(j->status);
+	free(j->status2);
 	return rc == 0 && bad == 0 && wrong == 0 ? 0 : -1;
 }
 

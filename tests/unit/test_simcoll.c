@@ -3,9 +3,11 @@
  * test_simcoll: the collective matrix of issue 4 on simulated ranks
  * (stack/core/simrun.h), every result checked element by element on every
  * rank against the patterns of shared/cases/CASES.md (apps/hc-perf/
- * pattern.h, hc_pattern_result_wrong).
+ * pattern.h; simcoll.h builds the expected buffers from them).
  *
- * The matrix: every collective of the table `colls` x algorithm (the
+ * The matrix: every collective of the table `colls` in simcoll.h
+ * (all-reduce, reduce-scatter, all-gather, broadcast, reduce,
+ * reduce-scatterv, all-gatherv, send/recv as a ring shift) x algorithm (the
  * all-reduce's ring, tree, hd, hier; the others have one) x n in
  * {1, 2, 3, 4, 5, 7, 8} x count x dtype (10) x op (5, for the collectives
  * that reduce) x placement (in place, out of place) x root (rooted
@@ -15,6 +17,8 @@
  *   product above;
  *   count 1000003 runs once per (collective, algorithm, n, dtype), with
  *   op sum (no op for all-gather and broadcast), out of place, root n-1.
+ * The v-variants' blocks: rank q holds count + q elements, none when
+ * q % 3 == 1 (sc_vcount). Send/recv: out of place only, n > 1.
  * Barrier: per n, no rank completes while one rank has not entered it
  * (1 ms of virtual time), then all complete.
  * Hier runs on a two-tier network whose leaves are its groups: n = 4 in
@@ -24,8 +28,8 @@
  * 7 groups of 2 with a smaller last one are refused at submission with
  * -HC_ERR_UNSUPPORTED on every rank.
  *
- * Adding a collective is one line in `colls` (and its pattern kind in
- * pattern.h).
+ * Adding a collective is one line in `colls` (simcoll.h) and its submit
+ * function.
  *
  * HC_SIMCOLL_N=<n> runs that rank count only (debugging). The EAL is needed
  * for mbuf pools only (test_eal.h).
@@ -99,7 +103,8 @@ matrix(uint32_t n, enum hc_algo_id algo, uint32_t g)
 	for (ki = 0; ki < RTE_DIM(colls); ki++) {
 		const struct coll_kind *k = &colls[ki];
 
-		if (algo != HC_ALGO_RING && !k->all_algos)
+		if ((algo != HC_ALGO_RING && !k->all_algos) ||
+		    (k->p2p && n < 2))
 			continue;
 		for (root = 0; root < (k->rooted ? (int)n : 1); root++) {
 			if (k->rooted && !is_root_tested(n, (uint32_t)root))
@@ -108,7 +113,8 @@ matrix(uint32_t n, enum hc_algo_id algo, uint32_t g)
 				for (di = 0; di < RTE_DIM(dtypes); di++)
 					for (oi = 0; oi < (k->reduces ?
 						RTE_DIM(ops) : 1); oi++)
-						for (pl = 0; pl < 2; pl++) {
+						for (pl = 0; pl < (k->p2p ? 1 : 2);
+						     pl++) {
 							struct one o = {
 								k, algo,
 								counts[c],

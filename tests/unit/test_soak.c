@@ -75,7 +75,7 @@ soak(uint32_t n, uint32_t g)
 			o->algo = HC_ALGO_AUTO;
 			o->d = dtypes[uniform(&seed, RTE_DIM(dtypes))];
 			o->op = ops[uniform(&seed, RTE_DIM(ops))];
-			o->in_place = (int)uniform(&seed, 2);
+			o->in_place = (int)uniform(&seed, 2) && !o->k->p2p;
 			o->root = (int)uniform(&seed, n);
 			/* size is the larger buffer, as nccl-tests counts
 			 * all-gather and reduce-scatter */
