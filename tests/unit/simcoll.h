@@ -457,9 +457,10 @@ run_one(struct hc_simrun *run, const struct one *o)
 /* n ranks with all-reduce algorithm algo (HC_ALGO_AUTO: the tuner's pick)
  * in groups of g ranks (rank r in group r / g; 0: one group of all, as
  * hc_config_defaults), star at 100 Gbit/s and 1 us, 1 MiB queues; a
- * two-tier network with leaves of g hosts when 1 < g < n divides n. */
+ * two-tier network with leaves of g hosts when 1 < g < n divides n;
+ * [net] mtu mtu (0: the default, 1500). */
 static struct hc_simrun *
-world(uint32_t n, enum hc_algo_id algo, uint32_t g)
+world_mtu(uint32_t n, enum hc_algo_id algo, uint32_t g, uint32_t mtu)
 {
 	struct hc_sim_link_conf link = { .rate_gbps = 100, .prop_ns = 1000,
 					 .queue_bytes = 1 << 20 };
@@ -481,6 +482,8 @@ world(uint32_t n, enum hc_algo_id algo, uint32_t g)
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
 	cfg.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
 	cfg.algo = algo;
+	if (mtu != 0)
+		cfg.mtu = mtu;
 	for (r = 0; g != 0 && r < n; r++)
 		cfg.ranks[r].group = r / g;
 	rc.cfg = &cfg;
@@ -488,6 +491,13 @@ world(uint32_t n, enum hc_algo_id algo, uint32_t g)
 	hc_config_free(&cfg);
 	CU_ASSERT_FATAL(e == 0);
 	return run;
+}
+
+/* world_mtu at the default MTU. */
+static inline struct hc_simrun *
+world(uint32_t n, enum hc_algo_id algo, uint32_t g)
+{
+	return world_mtu(n, algo, g, 0);
 }
 
 #endif /* HC_TESTS_UNIT_SIMCOLL_H */
