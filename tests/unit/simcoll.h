@@ -3,8 +3,9 @@
  * Collectives on simulated ranks, checked: the table of collectives, one
  * collective submitted on every rank and checked on every rank against
  * apps/hc-perf/pattern.h (sc_submit, sc_finish, run_one), a simulated
- * world. Shared by test_simcoll (the matrix) and test_soak (C20); each
- * includes it once.
+ * world, and main(). Shared by test_simcoll (the matrix), test_soak (C20)
+ * and test_simcases; each includes it once, after defining _GNU_SOURCE
+ * (test_eal.h).
  */
 #ifndef HC_TESTS_UNIT_SIMCOLL_H
 #define HC_TESTS_UNIT_SIMCOLL_H
@@ -17,12 +18,14 @@
 #include <time.h>
 
 #include <CUnit/Basic.h>
+#include <rte_log.h>
 
 #include "hypercomm.h"
 #include "engine.h"
 #include "pattern.h"
 #include "sim.h"
 #include "simrun.h"
+#include "test_eal.h"
 #include "tune.h"
 
 #define MAX_FAIL_LINES 20
@@ -498,6 +501,41 @@ static inline struct hc_simrun *
 world(uint32_t n, enum hc_algo_id algo, uint32_t g)
 {
 	return world_mtu(n, algo, g, 0);
+}
+
+/* main() of a binary of collectives on simulated ranks: the EAL
+ * (test_eal.h, prog's runtime directory stem), hc.* logs at warning, the
+ * suites in CUnit's verbose mode, then one line `what: totals`.
+ * @return the process's exit status. */
+static inline int
+sc_main(const char *prog, const char *stem, CU_SuiteInfo *suites,
+	const char *what)
+{
+	unsigned int failures;
+	CU_ErrorCode run;
+	double w0 = clock_s();
+
+	if (test_eal_init(prog, "1536", stem) != 0)
+		return EXIT_FAILURE;
+	rte_log_set_level_pattern("hc.*", RTE_LOG_WARNING);
+	if (CU_initialize_registry() != CUE_SUCCESS ||
+	    CU_register_suites(suites) != CUE_SUCCESS) {
+		fprintf(stderr, "%s: %s\n", prog, CU_get_error_msg());
+		CU_cleanup_registry();
+		test_eal_fini();
+		return EXIT_FAILURE;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	run = CU_basic_run_tests();
+	printf("\n%s: %" PRIu64 " collectives, %" PRIu64 " result elements "
+	       "checked, %" PRIu64 " failed; wall %.1f s\n", what, totals.runs,
+	       totals.checked, totals.failed, clock_s() - w0);
+	failures = CU_get_number_of_failures() +
+		   CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	test_eal_fini();
+	return run == CUE_SUCCESS && failures == 0 ? EXIT_SUCCESS
+						   : EXIT_FAILURE;
 }
 
 #endif /* HC_TESTS_UNIT_SIMCOLL_H */

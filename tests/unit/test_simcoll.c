@@ -43,10 +43,8 @@
 #include <time.h>
 
 #include <CUnit/Basic.h>
-#include <rte_log.h>
 
 #include "simcoll.h"
-#include "test_eal.h"
 
 #define COUNT_BIG 1000003
 
@@ -243,30 +241,5 @@ static CU_SuiteInfo suites[] = {
 int
 main(void)
 {
-	unsigned int failures;
-	CU_ErrorCode run;
-	double w0 = clock_s();
-
-	if (test_eal_init("test_simcoll", "1536", "hcsimcoll") != 0)
-		return EXIT_FAILURE;
-	rte_log_set_level_pattern("hc.*", RTE_LOG_WARNING);
-	if (CU_initialize_registry() != CUE_SUCCESS ||
-	    CU_register_suites(suites) != CUE_SUCCESS) {
-		fprintf(stderr, "test_simcoll: %s\n", CU_get_error_msg());
-		CU_cleanup_registry();
-		test_eal_fini();
-		return EXIT_FAILURE;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	run = CU_basic_run_tests();
-	printf("\nmatrix: %" PRIu64 " collectives, %" PRIu64 " result elements "
-	       "checked, %" PRIu64 " failed; virtual %.1f ms, wall %.1f s\n",
-	       totals.runs, totals.checked, totals.failed,
-	       totals.vtime_ns / 1e6, clock_s() - w0);
-	failures = CU_get_number_of_failures() +
-		   CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
-	test_eal_fini();
-	return run == CUE_SUCCESS && failures == 0 ? EXIT_SUCCESS
-						   : EXIT_FAILURE;
+	return sc_main("test_simcoll", "hcsimcoll", suites, "matrix");
 }
