@@ -15,6 +15,7 @@
  *        on every rank.
  *   C12  int32 avg on 3 ranks: {7, 8, 10} -> 8, {-7, -8, -10} -> -8,
  *        {1, 1, 1} -> 1, three INT32_MAX -> INT32_MAX.
+ * And the tuner's probes on simulated ranks (hc_simrun_create).
  * (C10-C12 are also unit tests of the reduction kernels, test_accum.c;
  * here they go through every algorithm's reduction order on the network,
  * and every rank's result must be the same bits.)
@@ -185,6 +186,56 @@ test_c12(void)
 	run_vals(&v);
 }
 
+/* ---- the tuner on simulated ranks ------------------------------------ */
+
+/* hc_simrun_create measured alpha and beta on every rank and all agree:
+ * on a star of 100 Gbit/s, 1 us links a small message's one-way time is
+ * two hops of propagation and serialization, 2 us and a little; beta lies
+ * between the link's 0.08 ns/B and 2.5 times it (64 KiB probes do not
+ * reach line rate); n = 5 picks the tree for 4 KiB and the ring for
+ * 1 MiB, as on tap; no_tune leaves both 0 (auto: the ring). */
+static void
+test_tuner_sim(void)
+{
+	struct hc_simrun *run = world(5, HC_ALGO_AUTO, 1);
+	const struct hc_comm *w0 = hc_comm_world(hc_simrun_ctx(run, 0));
+	struct hc_simrun_conf rc = {
+		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = 3,
+			 .host_link = { .rate_gbps = 100, .prop_ns = 1000,
+					.queue_bytes = 1 << 20 } },
+		.seed = 1, .no_tune = 1,
+	};
+	uint32_t r;
+
+	printf("\n    n=5: alpha %.3f us, beta %.4f ns/B", w0->tune.alpha_ns / 1e3,
+	       w0->tune.beta_ns);
+	CU_ASSERT(w0->tune.alpha_ns > 2000 && w0->tune.alpha_ns < 3000);
+	CU_ASSERT(w0->tune.beta_ns > 0.08 && w0->tune.beta_ns < 0.2);
+	for (r = 1; r < 5; r++) {
+		const struct hc_comm *w = hc_comm_world(hc_simrun_ctx(run, r));
+
+		CU_ASSERT(w->tune.alpha_ns == w0->tune.alpha_ns);
+		CU_ASSERT(w->tune.beta_ns == w0->tune.beta_ns);
+		CU_ASSERT(hc_simrun_ctx(run, r)->tuner.next_seq ==
+			  hc_simrun_ctx(run, 0)->tuner.next_seq);
+		CU_ASSERT(w->next_seq == 0);
+	}
+	CU_ASSERT(hc_tune_pick(&w0->shape, &w0->tune, 4096) == HC_ALGO_TREE);
+	CU_ASSERT(hc_tune_pick(&w0->shape, &w0->tune, 1 << 20) ==
+		  HC_ALGO_RING);
+	hc_simrun_destroy(run);
+	CU_ASSERT_FATAL(hc_simrun_create(&rc, &run) == 0);
+	w0 = hc_comm_world(hc_simrun_ctx(run, 0));
+	CU_ASSERT(w0->tune.alpha_ns == 0 && w0->tune.beta_ns == 0);
+	hc_simrun_destroy(run);
+}
+
+static CU_TestInfo tuner_tests[] = {
+	{ "alpha and beta measured on simulated ranks, agreed, picks",
+	  test_tuner_sim },
+	CU_TEST_INFO_NULL,
+};
+
 static CU_TestInfo c02_tests[] = {
 	{ "C02 n=2 (control), every algorithm forced", test_c02_2 },
 	{ "C02 n=3", test_c02_3 },
@@ -206,6 +257,7 @@ static CU_TestInfo contract_tests[] = {
 };
 
 static CU_SuiteInfo suites[] = {
+	{ "tuner on sim", NULL, NULL, NULL, NULL, tuner_tests },
 	{ "C02 on sim", NULL, NULL, NULL, NULL, c02_tests },
 	{ "C10-C12 on sim, every algorithm", NULL, NULL, NULL, NULL,
 	  contract_tests },
