@@ -5,7 +5,9 @@
  * queues) at 100 and 25 Gbit/s: the alpha and beta the probes of
  * hc_simrun_create measured (the same probes hc_init runs on tap), the
  * sizes at which the tuner's pick changes, then every algorithm at sizes
- * around each change (1/4, 1/2, 1, 2, 4 times it), each with the model's
+ * around each change (1/4, 1/2, 1, 2, 4 times it; where the pick never
+ * changes, around the sizes where two algorithms cost the same), each
+ * with the model's
  * prediction and the virtual time it took (submission on every rank to
  * the last completion), float32 sum, so the model can be checked.
  * Twice: every rank its own group (as on tap), then hc_config_defaults'
@@ -99,7 +101,8 @@ bench(uint32_t n, double gbps, int own)
 					.queue_bytes = 1 << 20 } },
 		.seed = 1,
 	};
-	uint64_t at[MAX_SWITCHES];
+	uint64_t at[MAX_SWITCHES], around[MAX_SWITCHES];
+	uint32_t nat = 0;
 	enum hc_algo_id from[MAX_SWITCHES], to[MAX_SWITCHES], a;
 	struct hc_simrun *run;
 	struct hc_config cfg;
@@ -131,12 +134,27 @@ bench(uint32_t n, double gbps, int own)
 	for (i = 0; i < k && i < MAX_SWITCHES; i++)
 		printf("  switch %u: %s below %" PRIu64 " B, %s from it\n", i,
 		       hc_algo_id_name(from[i]), at[i], hc_algo_id_name(to[i]));
+	/* No change of pick: the sizes where two algorithms cost the same
+	 * instead, so the model is checked where it is closest. */
+	for (a = HC_ALGO_RING; k == 0 && a < HC_ALGO__MAX; a++) {
+		enum hc_algo_id b;
+
+		for (b = a + 1; b < HC_ALGO__MAX && nat < MAX_SWITCHES; b++) {
+			double x = hc_tune_crossover(a, b, &w->shape, &w->tune);
+
+			if (x > 0) {
+				printf("  %s and %s cost the same at %.0f B\n",
+				       hc_algo_id_name(a), hc_algo_id_name(b),
+				       x);
+				around[nat++] = (uint64_t)x;
+			}
+		}
+	}
+	for (i = 0; i < k && i < MAX_SWITCHES; i++)
+		around[nat++] = at[i];
 	printf("  size: tuner pick, then per algorithm model/measured us\n");
-	if (k == 0)
-		for (a = HC_ALGO_RING; a <= HC_ALGO_HD; a++)
-			row(run, w, (uint64_t)1 << (10 + 4 * a));
-	for (i = 0; i < k && i < MAX_SWITCHES; i++) {
-		uint64_t s = at[i] & ~(uint64_t)3, m;
+	for (i = 0; i < nat; i++) {
+		uint64_t s = around[i] & ~(uint64_t)3, m;
 
 		for (m = 0; m < 5; m++)
 			row(run, w, RTE_MAX((s << m) >> 2, (uint64_t)4));
