@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_simcases: field cases of shared/cases/CASES.md that no other test
- * runs end to end, on simulated ranks, under every all-reduce algorithm:
+ * test_simcases: field cases of shared/cases/CASES.md on simulated ranks
+ * under every all-reduce algorithm forced in turn:
  *   C02  n in {3, 5, 6, 7, 12} (controls 2, 4, 8), ring, tree, hd and hier
  *        forced in turn (hier in two-tier groups of 3 for n = 6, 4 for
  *        n = 8 and 12, 2 for n = 4, else groups of one rank): all-gather
  *        int32 sendcount {1, 1000, 65537}; all-reduce int32 and float32
  *        sum, count 1000003 (P32; n = 7: 28 (i % 1024) + 21);
- *        reduce-scatter float32 sum recvcount 4097. (tests/run covers
- *        n = 1..5 on tap; n = 6, 7, 8, 12 only here.)
+ *        reduce-scatter float32 sum recvcount 4097. (On tap, hc-check
+ *        c02 runs n = 3, 5, 6, 7 with the tuner's pick; here every
+ *        algorithm is forced, and n = 8, 12 too.)
  *   C10  float16 sum on 6 ranks: +24000 everywhere is +Inf on every rank
  *        (144000 does not fit); +24000/-24000 on alternating ranks is 0.
  *   C11  bfloat16 sum on 8 ranks: 256 on rank 0, 1.0 on ranks 1..7: 264
@@ -16,9 +17,10 @@
  *   C12  int32 avg on 3 ranks: {7, 8, 10} -> 8, {-7, -8, -10} -> -8,
  *        {1, 1, 1} -> 1, three INT32_MAX -> INT32_MAX.
  * And the tuner's probes on simulated ranks (hc_simrun_create).
- * (C10-C12 are also unit tests of the reduction kernels, test_accum.c;
- * here they go through every algorithm's reduction order on the network,
- * and every rank's result must be the same bits.)
+ * (C10-C12 are also unit tests of the reduction kernels, test_accum.c,
+ * and hc-check c10 on tap with the tuner's pick; here they go through
+ * every algorithm's reduction order, and every rank's result must be the
+ * same bits.)
  */
 #define _GNU_SOURCE
 #include <CUnit/Basic.h>
