@@ -96,6 +96,29 @@ struct hc_ctx {
  */
 int hc_tune_measure(struct hc_ctx *ctx);
 
+/** The probes of hc_tune_measure (probe.c): barriers before alpha is
+ *  read, timed all-gathers for beta (the best one counts), and the bytes
+ *  each rank contributes to one of them. */
+#define HC_TUNE_PROBE_BARRIERS 8
+#define HC_TUNE_PROBE_GATHERS 2
+#define HC_TUNE_PROBE_BYTES 65536
+
+/** Alpha seen by this rank after the probe barriers: the median over its
+ *  tuner peers of half the flow's SRTT, ns (0 without a sample). */
+double hc_tune_alpha_here(struct hc_ctx *ctx);
+
+/** Beta from the best probe all-gather on n ranks that took best_ns:
+ *  (best_ns - (n-1) alpha_ns) / ((n-1) HC_TUNE_PROBE_BYTES), ns/byte, at
+ *  least 0 (0 for n < 2). */
+double hc_tune_beta_here(uint32_t n, uint64_t best_ns, double alpha_ns);
+
+/** Agree: mine = this rank's (alpha ns, beta ns/B), all = every tuner
+ *  rank's, gathered (2 x n doubles); the medians become the tune of every
+ *  communicator of ctx (hc_coll_set_tune), logged at INFO with
+ *  elapsed_ns. @return 0 or -HC_ERR_NOMEM. */
+int hc_tune_agree(struct hc_ctx *ctx, const double *mine, const double *all,
+		  uint64_t elapsed_ns);
+
 /** One iteration of the poll loop. @return units of work done. */
 uint32_t hc_engine_poll(struct hc_ctx *ctx);
 

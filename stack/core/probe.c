@@ -9,6 +9,9 @@
  *   beta, per peer: a timed ring all-gather of PROBE_BYTES per rank, whose
  *     n-1 steps all come from the left neighbour: (T - (n-1) alpha) /
  *     ((n-1) PROBE_BYTES), the best of PROBE_GATHERS runs.
+ * (PROBE_* are HC_TUNE_PROBE_* of engine.h.) Simulated ranks run the same
+ * steps, submitted on every rank at once and stepped by the runner
+ * (simrun.c); both share the three computations below.
  * Every rank then all-gathers its (median alpha over its peers, beta) and
  * all take the medians of the gathered values: identical inputs, identical
  * results, so every rank's tuner picks alike. About 10 ms on tap.
@@ -20,10 +23,6 @@
 
 #include "engine.h"
 #include "log.h"
-
-#define PROBE_BARRIERS 8
-#define PROBE_GATHERS 2
-#define PROBE_BYTES 65536
 
 static int
 dbl_cmp(const void *a, const void *b)
@@ -43,70 +42,104 @@ median(double *v, uint32_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-int
-hc_tune_measure(struct hc_ctx *ctx)
+double
+hc_tune_alpha_here(struct hc_ctx *ctx)
 {
 	struct hc_comm *comm = &ctx->tuner;
-	uint32_t n = comm->size, i, k = 0;
-	uint64_t t0 = hc_clock_now(&ctx->clk), best = UINT64_MAX;
-	double mine[2], *all = NULL, *v;
-	uint8_t *buf = NULL;
-	struct hc_tune agreed = { 0, 0 };
-	int rc = 0;
+	double *v = calloc(comm->size, sizeof(*v)), alpha;
+	uint32_t i, k = 0;
 
-	if (n == 1)
-		return 0; /* no links: every cost is 0, the pick is the ring */
-	v = calloc(2 * n, sizeof(*v));
-	all = calloc(2 * n, sizeof(*all));
-	buf = calloc(n + 1, PROBE_BYTES);
-	if (v == NULL || all == NULL || buf == NULL) {
-		rc = -HC_ERR_NOMEM;
-		goto out;
-	}
-	for (i = 0; i < PROBE_BARRIERS && rc == 0; i++)
-		rc = hc_barrier(comm);
-	for (i = 0; i < n && rc == 0; i++) {
+	if (v == NULL)
+		return 0;
+	for (i = 0; i < comm->size; i++) {
 		uint64_t srtt = __atomic_load_n(&ctx->hct.flows[comm->world[i]]
 						 .srtt_ns, __ATOMIC_RELAXED);
 
 		if (i != comm->rank && srtt != 0)
 			v[k++] = srtt / 2.0;
 	}
-	mine[0] = median(v, k);
-	for (i = 0; i < PROBE_GATHERS && rc == 0; i++) {
-		uint64_t t = hc_clock_now(&ctx->clk);
+	alpha = median(v, k);
+	free(v);
+	return alpha;
+}
 
-		rc = hc_allgather(comm, buf + (uint64_t)n * PROBE_BYTES, buf,
-				  PROBE_BYTES, HC_DTYPE_UINT8);
-		t = hc_clock_now(&ctx->clk) - t;
-		best = t < best ? t : best;
-	}
-	if (rc != 0)
-		goto out;
-	mine[1] = ((double)best - (n - 1) * mine[0]) /
-		  ((double)(n - 1) * PROBE_BYTES);
-	if (mine[1] < 0)
-		mine[1] = 0;
-	rc = hc_allgather(comm, mine, all, 2, HC_DTYPE_FLOAT64);
-	if (rc != 0)
-		goto out;
+double
+hc_tune_beta_here(uint32_t n, uint64_t best_ns, double alpha_ns)
+{
+	double beta;
+
+	if (n < 2)
+		return 0;
+	beta = ((double)best_ns - (n - 1) * alpha_ns) /
+	       ((double)(n - 1) * HC_TUNE_PROBE_BYTES);
+	return beta < 0 ? 0 : beta;
+}
+
+int
+hc_tune_agree(struct hc_ctx *ctx, const double *mine, const double *all,
+	      uint64_t elapsed_ns)
+{
+	uint32_t n = ctx->tuner.size, i;
+	struct hc_tune agreed;
+	double *v = calloc(2 * (size_t)n, sizeof(*v));
+
+	if (v == NULL)
+		return -HC_ERR_NOMEM;
 	for (i = 0; i < n; i++) {
 		v[i] = all[2 * i];
 		v[n + i] = all[2 * i + 1];
 	}
 	agreed.alpha_ns = median(v, n);
 	agreed.beta_ns = median(v + n, n);
+	free(v);
 	hc_coll_set_tune(&ctx->coll, &agreed);
 	HC_LOG(INFO, CORE, "rank %u: tuner alpha %.1f us, beta %.3f ns/B "
 	       "(measured here: alpha %.1f us, beta %.3f ns/B; %.1f ms)",
 	       ctx->rank, agreed.alpha_ns / 1e3, agreed.beta_ns,
-	       mine[0] / 1e3, mine[1],
-	       (hc_clock_now(&ctx->clk) - t0) / 1e6);
+	       mine[0] / 1e3, mine[1], elapsed_ns / 1e6);
+	return 0;
+}
+
+int
+hc_tune_measure(struct hc_ctx *ctx)
+{
+	struct hc_comm *comm = &ctx->tuner;
+	uint32_t n = comm->size, i;
+	uint64_t t0 = hc_clock_now(&ctx->clk), best = UINT64_MAX;
+	double mine[2], *all = NULL;
+	uint8_t *buf = NULL;
+	int rc = 0;
+
+	if (n == 1)
+		return 0; /* no links: every cost is 0, the pick is the ring */
+	all = calloc(2 * n, sizeof(*all));
+	buf = calloc(n + 1, HC_TUNE_PROBE_BYTES);
+	if (all == NULL || buf == NULL) {
+		rc = -HC_ERR_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < HC_TUNE_PROBE_BARRIERS && rc == 0; i++)
+		rc = hc_barrier(comm);
+	mine[0] = hc_tune_alpha_here(ctx);
+	for (i = 0; i < HC_TUNE_PROBE_GATHERS && rc == 0; i++) {
+		uint64_t t = hc_clock_now(&ctx->clk);
+
+		rc = hc_allgather(comm, buf + (uint64_t)n * HC_TUNE_PROBE_BYTES,
+				  buf, HC_TUNE_PROBE_BYTES, HC_DTYPE_UINT8);
+		t = hc_clock_now(&ctx->clk) - t;
+		best = t < best ? t : best;
+	}
+	if (rc != 0)
+		goto out;
+	mine[1] = hc_tune_beta_here(n, best, mine[0]);
+	rc = hc_allgather(comm, mine, all, 2, HC_DTYPE_FLOAT64);
+	if (rc == 0)
+		rc = hc_tune_agree(ctx, mine, all,
+				   hc_clock_now(&ctx->clk) - t0);
 out:
 	if (rc != 0)
 		HC_LOG(ERR, CORE, "rank %u: tuner probes failed: %s", ctx->rank,
 		       hc_strerror(rc));
-	free(v);
 	free(all);
 	free(buf);
 	return rc;

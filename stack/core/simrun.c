@@ -72,6 +72,141 @@ all_met(void *arg)
 	return 1;
 }
 
+/* The requests hc_simrun_wait steps. */
+struct reqs {
+	struct hc_simrun *run;
+	struct hc_request **req;
+	int *status;
+	uint64_t *done_ns;
+	uint32_t left;
+};
+
+static int
+reqs_done(void *arg)
+{
+	struct reqs *q = arg;
+	uint32_t r;
+
+	for (r = 0; r < q->run->ranks; r++) {
+		int done = 0, rc;
+
+		if (q->req[r] == NULL)
+			continue;
+		rc = hc_test(q->req[r], &done);
+		if (done || rc != 0) {
+			if (q->done_ns != NULL)
+				q->done_ns[r] = hc_sim_now(q->run->sim);
+			q->status[r] = rc;
+			q->req[r] = NULL;
+			q->left--;
+		}
+	}
+	return q->left == 0;
+}
+
+int
+hc_simrun_wait(struct hc_simrun *run, struct hc_request **req, int *status,
+	       uint64_t *done_ns, uint64_t max_virtual_ns)
+{
+	struct reqs q = { .run = run, .req = req, .status = status,
+			  .done_ns = done_ns };
+	uint32_t r;
+	int rc;
+
+	if (run == NULL || req == NULL || status == NULL)
+		return -HC_ERR_INVAL;
+	for (r = 0; r < run->ranks; r++)
+		q.left += req[r] != NULL;
+	rc = hc_simrun_until(run, reqs_done, &q, max_virtual_ns);
+	if (rc != 0)
+		return rc;
+	for (r = 0; r < run->ranks; r++)
+		if (status[r] != 0)
+			return status[r];
+	return 0;
+}
+
+/* hc_tune_measure (probe.c) on every simulated rank at once: each probe
+ * collective is submitted on every rank at one virtual time and the runner
+ * steps them all; a rank's all-gather time runs from that submission to
+ * its own completion. */
+static int
+sim_tune_measure(struct hc_simrun *run, uint64_t limit_ns)
+{
+	uint32_t n = run->ranks, r, i;
+	uint64_t t0 = hc_sim_now(run->sim), *best = NULL;
+	struct hc_request **req = NULL;
+	uint64_t *done_ns = NULL;
+	int *status = NULL;
+	double *mine = NULL, *all = NULL;
+	uint8_t *buf = NULL;
+	int rc = 0;
+
+	if (n == 1)
+		return 0;
+	req = calloc(n, sizeof(*req));
+	status = calloc(n, sizeof(*status));
+	done_ns = calloc(n, sizeof(*done_ns));
+	best = malloc(n * sizeof(*best));
+	mine = calloc(2 * (size_t)n, sizeof(*mine));
+	all = calloc(2 * (size_t)n * n, sizeof(*all));
+	buf = calloc(n + 1, HC_TUNE_PROBE_BYTES);
+	if (req == NULL || status == NULL || done_ns == NULL || best == NULL ||
+	    mine == NULL || all == NULL || buf == NULL) {
+		rc = -HC_ERR_NOMEM;
+		goto out;
+	}
+	for (r = 0; r < n; r++)
+		best[r] = UINT64_MAX;
+	for (i = 0; i < HC_TUNE_PROBE_BARRIERS + HC_TUNE_PROBE_GATHERS + 1 &&
+		    rc == 0; i++) {
+		int gather = i >= HC_TUNE_PROBE_BARRIERS, last = i ==
+			HC_TUNE_PROBE_BARRIERS + HC_TUNE_PROBE_GATHERS;
+		uint64_t t = hc_sim_now(run->sim);
+
+		if (last)
+			for (r = 0; r < n; r++) {
+				mine[2 * r] = hc_tune_alpha_here(run->ctx[r]);
+				mine[2 * r + 1] = hc_tune_beta_here(n, best[r],
+								mine[2 * r]);
+			}
+		for (r = 0; r < n && rc == 0; r++) {
+			struct hc_comm *comm = &run->ctx[r]->tuner;
+
+			/* The probe all-gathers of every rank share one
+			 * buffer: only their timing counts. */
+			rc = last ? hc_iallgather(comm, mine + 2 * r,
+					all + 2 * (size_t)n * r, 2,
+					HC_DTYPE_FLOAT64, NULL, &req[r]) :
+			     gather ? hc_iallgather(comm, buf +
+					(uint64_t)n * HC_TUNE_PROBE_BYTES, buf,
+					HC_TUNE_PROBE_BYTES, HC_DTYPE_UINT8,
+					NULL, &req[r]) :
+			     hc_ibarrier(comm, NULL, &req[r]);
+		}
+		if (rc == 0)
+			rc = hc_simrun_wait(run, req, status, done_ns,
+					    limit_ns);
+		for (r = 0; gather && !last && rc == 0 && r < n; r++)
+			best[r] = RTE_MIN(best[r], done_ns[r] - t);
+	}
+	for (r = 0; r < n && rc == 0; r++)
+		rc = hc_tune_agree(run->ctx[r], mine + 2 * r,
+				   all + 2 * (size_t)n * r, hc_sim_now(run->sim) - t0);
+out:
+	if (rc != 0)
+		HC_LOG(ERR, CORE, "sim: tuner probes failed: %s",
+		       hc_strerror(rc));
+	free(req);
+	free(status);
+	free(done_ns);
+	free(best);
+	free(mine);
+	free(all);
+	free(buf);
+	return rc;
+}
+
 int
 hc_simrun_create(const struct hc_simrun_conf *conf, struct hc_simrun **out)
 {
@@ -138,6 +273,8 @@ hc_simrun_create(const struct hc_simrun_conf *conf, struct hc_simrun **out)
 		       cfg->init_timeout_ms);
 		rc = -HC_ERR_INIT_TIMEOUT;
 	}
+	if (rc == 0 && !conf->no_tune)
+		rc = sim_tune_measure(run, cfg->init_timeout_ms * HC_NS_PER_MS);
 	if (rc != 0)
 		goto fail;
 	*out = run;

@@ -42,6 +42,7 @@
 #include "sim.h"
 
 struct hc_ctx;
+struct hc_request;
 
 /** Default idle quantum: the largest step of virtual time without a
  *  network event, ns (10 us: well below rto_min_us, 2 ms by default). */
@@ -74,6 +75,9 @@ struct hc_simrun_conf {
 	uint64_t seed;              /**< seeds everything (see above); also
 	                             *   replaces cfg's [fault] seed */
 	uint64_t idle_quantum_ns;   /**< 0: HC_SIMRUN_IDLE_QUANTUM_NS */
+	int no_tune;                /**< 1: skip the tuner's probes (alpha
+	                             *   and beta stay 0, auto picks ring);
+	                             *   for runs that use HCT directly */
 };
 
 struct hc_simrun {
@@ -93,10 +97,16 @@ struct hc_simrun {
 /**
  * Create the network and every rank, then step until every rank's HELLO
  * exchange with every peer is complete (hct_established), within the
- * config's init_timeout_ms of virtual time.
+ * config's init_timeout_ms of virtual time; then, unless conf->no_tune,
+ * run the tuner's probes of hc_init (hc_tune_measure in probe.c: barriers
+ * for alpha, timed all-gathers for beta, agreement on the medians) on
+ * every rank at once, on the tuner communicator, so that the world's
+ * sequence starts at 0 and the all-reduce's auto selection uses alpha and
+ * beta measured on this network (hc_comm_tuner_info prints them).
  * @return 0, -HC_ERR_INVAL (conf or out NULL, world_size differs from
  *         net.hosts, bad network), -HC_ERR_NOMEM, -HC_ERR_INIT_TIMEOUT,
- *         or a rank's bring-up error.
+ *         a probe collective's error (its limit: init_timeout_ms of
+ *         virtual time each), or a rank's bring-up error.
  */
 int hc_simrun_create(const struct hc_simrun_conf *conf,
 		     struct hc_simrun **out);
@@ -117,6 +127,19 @@ uint32_t hc_simrun_step(struct hc_simrun *run);
  */
 int hc_simrun_until(struct hc_simrun *run, int (*pred)(void *arg), void *arg,
 		    uint64_t max_virtual_ns);
+
+/**
+ * Step until every request of req[0..ranks-1] that is not NULL completed
+ * (hc_test), or max_virtual_ns of virtual time have passed. A completed
+ * request is freed, its slot set to NULL and its result stored in
+ * status[r]; done_ns (may be NULL) gets the virtual time of each
+ * completion. Slots NULL at the call are left alone.
+ * @return 0 when all completed with 0; the first failed rank's error;
+ *         or hc_simrun_until's (-HC_ERR_TIMEOUT: the unfinished requests
+ *         stay in req); -HC_ERR_INVAL (run, req or status NULL).
+ */
+int hc_simrun_wait(struct hc_simrun *run, struct hc_request **req,
+		   int *status, uint64_t *done_ns, uint64_t max_virtual_ns);
 
 /** Rank r's context (for hc_comm_world(), hc_stats_get()), or NULL. */
 struct hc_ctx *hc_simrun_ctx(const struct hc_simrun *run, uint32_t r);

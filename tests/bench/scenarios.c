@@ -54,6 +54,7 @@ scn_create(struct xfer **x, uint32_t hosts, uint64_t seed,
 	xc.run.net.host_link = scn_link;
 	xc.run.cfg = &cfg;
 	xc.run.seed = seed;
+	xc.run.no_tune = 1;	/* HCT only: no collectives */
 	xc.window_ns = window_ns;
 	xc.horizon_ns = horizon_ns;
 	rc = xfer_create(&xc, x);

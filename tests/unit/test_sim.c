@@ -640,6 +640,34 @@ clock_s(clockid_t id)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Add every rank's transport counters to res: retransmits, RTOs, DATA,
+ * duplicates, net drops, TLPs, RACK retransmissions. */
+static void
+add_counters(struct hc_simrun *run, struct ar_result *res)
+{
+	uint32_t r, i;
+
+	for (r = 0; r < run->ranks; r++) {
+		struct hc_stats s;
+
+		hc_stats_get(hc_simrun_ctx(run, r), &s);
+		res->retransmits += s.hct_retransmits;
+		res->rtos += s.hct_rtos;
+		res->data_tx += s.hct_data_tx;
+		res->dup_rx += s.hct_dup_rx;
+		res->net_drops += s.net_rx_drops;
+		for (i = 0; i < run->ranks; i++) {
+			struct hc_flow_stats fs;
+
+			if (i == r || hc_flow_stats_get(hc_simrun_ctx(run, r),
+							i, &fs) != 0)
+				continue;
+			res->tlps += fs.tlps;
+			res->retx_rack += fs.retransmits_rack;
+		}
+	}
+}
+
 /* The ring all-reduce of count float32 (P32 pattern, sum) on n ranks of a
  * star at 100 Gbit/s, 1 us, 1 MiB switch queues, perturbed as o says. */
 static void
@@ -654,9 +682,10 @@ run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
 		.seed = o->seed,
 	};
 	struct ar a = { .n = n, .count = count };
+	struct ar_result base;
 	struct hc_config cfg;
 	uint64_t t0;
-	uint32_t r, i;
+	uint32_t r;
 	double w0, c0;
 
 	memset(res, 0, sizeof(*res));
@@ -667,6 +696,7 @@ run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
 	CU_ASSERT_FATAL(a.send && a.recv && a.req && a.status);
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
 	cfg.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+	cfg.algo = HC_ALGO_RING;	/* the tuner measured: not auto */
 	if (o->rules != NULL)
 		snprintf(cfg.fault_rules, sizeof(cfg.fault_rules), "%s",
 			 o->rules);
@@ -687,6 +717,11 @@ run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
 		hc_sim_link_set(a.run->sim, hc_sim_link_id(a.run->sim,
 				HC_SIM_LINK_HOST_DOWN, r), &lc);
 	}
+	/* The tuner's probes ran in hc_simrun_create: count from here. */
+	memset(&base, 0, sizeof(base));
+	add_counters(a.run, &base);
+	hc_sim_link_stats_total(a.run->sim, &base.links);
+	hc_sim_stats(a.run->sim, &base.net);
 	t0 = hc_simrun_now(a.run);
 	for (r = 0; r < n; r++) {
 		a.send[r] = malloc(count * sizeof(float));
@@ -711,25 +746,20 @@ run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
 	res->cpu_s = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	hc_sim_link_stats_total(a.run->sim, &res->links);
 	hc_sim_stats(a.run->sim, &res->net);
+	add_counters(a.run, res);
+	res->retransmits -= base.retransmits;
+	res->rtos -= base.rtos;
+	res->data_tx -= base.data_tx;
+	res->dup_rx -= base.dup_rx;
+	res->net_drops -= base.net_drops;
+	res->tlps -= base.tlps;
+	res->retx_rack -= base.retx_rack;
+	res->links.total.pkts -= base.links.total.pkts;
+	res->links.total.loss_drops -= base.links.total.loss_drops;
+	res->links.total.tail_drops -= base.links.total.tail_drops;
+	res->net.tx_refused -= base.net.tx_refused;
 	for (r = 0; r < n; r++) {
-		struct hc_stats s;
-
-		hc_stats_get(hc_simrun_ctx(a.run, r), &s);
-		res->retransmits += s.hct_retransmits;
-		res->rtos += s.hct_rtos;
-		res->data_tx += s.hct_data_tx;
-		res->dup_rx += s.hct_dup_rx;
-		res->net_drops += s.net_rx_drops;
 		res->peer_lost += a.status[r] == -HC_ERR_PEER_LOST;
-		for (i = 0; i < n; i++) {
-			struct hc_flow_stats fs;
-
-			if (i == r || hc_flow_stats_get(hc_simrun_ctx(a.run, r),
-							i, &fs) != 0)
-				continue;
-			res->tlps += fs.tlps;
-			res->retx_rack += fs.retransmits_rack;
-		}
 		if (a.status[r] != 0 || a.req[r] != NULL)
 			res->status_bad++;
 		res->wrong += hc_pattern_wrong(a.recv[r], HC_DTYPE_FLOAT32,

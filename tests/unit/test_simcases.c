@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_simcases: field cases of shared/cases/CASES.md on simulated ranks
+ * under every all-reduce algorithm forced in turn:
+ *   C02  n in {3, 5, 6, 7, 12} (controls 2, 4, 8), ring, tree, hd and hier
+ *        forced in turn (hier in two-tier groups of 3 for n = 6, 4 for
+ *        n = 8 and 12, 2 for n = 4, else groups of one rank): all-gather
+ *        int32 sendcount {1, 1000, 65537}; all-reduce int32 and float32
+ *        sum, count 1000003 (P32; n = 7: 28 (i % 1024) + 21);
+ *        reduce-scatter float32 sum recvcount 4097. (On tap, hc-check
+ *        c02 runs n = 3, 5, 6, 7 with the tuner's pick; here every
+ *        algorithm is forced, and n = 8, 12 too.)
+ *   C10  float16 sum on 6 ranks: +24000 everywhere is +Inf on every rank
+ *        (144000 does not fit); +24000/-24000 on alternating ranks is 0.
+ *   C11  bfloat16 sum on 8 ranks: 256 on rank 0, 1.0 on ranks 1..7: 264
+ *        on every rank.
+ *   C12  int32 avg on 3 ranks: {7, 8, 10} -> 8, {-7, -8, -10} -> -8,
+ *        {1, 1, 1} -> 1, three INT32_MAX -> INT32_MAX.
+ * And the tuner's probes on simulated ranks (hc_simrun_create).
+ * (C10-C12 are also unit tests of the reduction kernels, test_accum.c,
+ * and hc-check c10 on tap with the tuner's pick; here they go through
+ * every algorithm's reduction order, and every rank's result must be the
+ * same bits.)
+ */
+#define _GNU_SOURCE
+#include <CUnit/Basic.h>
+
+#include "simcoll.h"
+
+static const enum hc_algo_id algos[] = {
+	HC_ALGO_RING, HC_ALGO_TREE, HC_ALGO_HD, HC_ALGO_HIER,
+};
+
+/* Groups for hier on n ranks (world()'s g): equal groups of more than
+ * one rank on two-tier where n allows, else one rank each. */
+static uint32_t
+hier_g(uint32_t n)
+{
+	return n == 4 ? 2 : n == 6 ? 3 : n == 8 || n == 12 ? 4 : 1;
+}
+
+/* ---- C02 -------------------------------------------------------------- */
+
+static void
+c02(uint32_t n)
+{
+	static const uint64_t gather[] = { 1, 1000, 65537 };
+	uint32_t a, i;
+
+	for (a = 0; a < RTE_DIM(algos); a++) {
+		struct hc_simrun *run = world(n, algos[a],
+			algos[a] == HC_ALGO_HIER ? hier_g(n) : 0);
+		struct one o = { .algo = algos[a], .op = HC_OP_SUM };
+
+		o.k = coll_of(HC_PATTERN_ALLGATHER);
+		o.d = HC_DTYPE_INT32;
+		for (i = 0; i < RTE_DIM(gather); i++) {
+			o.count = gather[i];
+			run_one(run, &o);
+		}
+		o.k = coll_of(HC_PATTERN_ALLREDUCE);
+		o.count = 1000003;
+		run_one(run, &o);
+		o.d = HC_DTYPE_FLOAT32;
+		run_one(run, &o);
+		o.k = coll_of(HC_PATTERN_REDUCE_SCATTER);
+		o.count = 4097;
+		run_one(run, &o);
+		hc_simrun_destroy(run);
+	}
+}
+
+static void test_c02_2(void) { c02(2); }
+static void test_c02_3(void) { c02(3); }
+static void test_c02_4(void) { c02(4); }
+static void test_c02_5(void) { c02(5); }
+static void test_c02_6(void) { c02(6); }
+static void test_c02_7(void) { c02(7); }
+static void test_c02_8(void) { c02(8); }
+static void test_c02_12(void) { c02(12); }
+
+/* ---- C10-C12: given inputs, one expected result ----------------------- */
+
+#define VALS_MAX 16
+
+/* in[r][i]: rank r's element i (as float or int64 by dtype); want[i]. */
+struct vals {
+	uint32_t n, count;
+	enum hc_dtype d;
+	enum hc_op op;
+	double in[12][VALS_MAX];
+	double want[VALS_MAX];
+};
+
+/* Every algorithm: every rank's result equals want (stored through the
+ * dtype, so +Inf and rounding compare exactly), bit for bit. */
+static void
+run_vals(const struct vals *v)
+{
+	size_t es = hc_dtype_size(v->d);
+	uint8_t want[VALS_MAX * 8];
+	uint32_t a, r, i;
+
+	for (i = 0; i < v->count; i++)
+		hc_pattern_store(want, v->d, i, v->want[i]);
+	for (a = 0; a < RTE_DIM(algos); a++) {
+		struct hc_simrun *run = world(v->n, algos[a],
+			algos[a] == HC_ALGO_HIER ? hier_g(v->n) : 0);
+		uint8_t in[12][VALS_MAX * 8], out[12][VALS_MAX * 8];
+		struct hc_request *req[12] = { NULL };
+		int status[12] = { 0 };
+
+		for (r = 0; r < v->n; r++) {
+			for (i = 0; i < v->count; i++)
+				hc_pattern_store(in[r], v->d, i, v->in[r][i]);
+			memset(out[r], 0xa5, sizeof(out[r]));
+			CU_ASSERT(hc_iallreduce(hc_comm_world(
+				hc_simrun_ctx(run, r)), in[r], out[r],
+				v->count, v->d, v->op, NULL, &req[r]) == 0);
+		}
+		CU_ASSERT(hc_simrun_wait(run, req, status, NULL,
+					 HC_NS_PER_S) == 0);
+		for (r = 0; r < v->n; r++) {
+			int same = memcmp(out[r], want, v->count * es) == 0;
+
+			if (!same)
+				printf("\n    %s rank %u: element 0 is %g, want "
+				       "%g", hc_algo_id_name(algos[a]), r,
+				       hc_pattern_load(out[r], v->d, 0),
+				       v->want[0]);
+			CU_ASSERT(same);
+		}
+		hc_simrun_destroy(run);
+	}
+}
+
+/* C10: 6 ranks, float16 sum. Element 0: +24000 on every rank -> +Inf;
+ * element 1: +24000 on even ranks, -24000 on odd ones -> 0. */
+static void
+test_c10(void)
+{
+	struct vals v = { .n = 6, .count = 2, .d = HC_DTYPE_FLOAT16,
+			  .op = HC_OP_SUM };
+	uint32_t r;
+
+	for (r = 0; r < v.n; r++) {
+		v.in[r][0] = 24000;
+		v.in[r][1] = r % 2 ? -24000 : 24000;
+	}
+	v.want[0] = INFINITY;
+	v.want[1] = 0;
+	run_vals(&v);
+}
+
+/* C11: 8 ranks, bfloat16 sum: 256 + 7 x 1.0 = 263, which bf16 (8 bits of
+ * significand) rounds to 264; 256 would mean the addends were lost. */
+static void
+test_c11(void)
+{
+	struct vals v = { .n = 8, .count = 1, .d = HC_DTYPE_BFLOAT16,
+			  .op = HC_OP_SUM };
+	uint32_t r;
+
+	for (r = 0; r < v.n; r++)
+		v.in[r][0] = r == 0 ? 256 : 1;
+	v.want[0] = 264;
+	run_vals(&v);
+}
+
+/* C12: 3 ranks, int32 avg: the 64-bit sum truncated toward zero. */
+static void
+test_c12(void)
+{
+	static const double cases[4][3] = {
+		{ 7, 8, 10 }, { -7, -8, -10 }, { 1, 1, 1 },
+		{ INT32_MAX, INT32_MAX, INT32_MAX },
+	};
+	static const double want[4] = { 8, -8, 1, INT32_MAX };
+	struct vals v = { .n = 3, .count = 4, .d = HC_DTYPE_INT32,
+			  .op = HC_OP_AVG };
+	uint32_t r, i;
+
+	for (i = 0; i < 4; i++) {
+		for (r = 0; r < 3; r++)
+			v.in[r][i] = cases[i][r];
+		v.want[i] = want[i];
+	}
+	run_vals(&v);
+}
+
+/* ---- the tuner on simulated ranks ------------------------------------ */
+
+/* hc_simrun_create measured alpha and beta on every rank and all agree:
+ * on a star of 100 Gbit/s, 1 us links a small message's one-way time is
+ * two hops of propagation and serialization, 2 us and a little; beta lies
+ * between the link's 0.08 ns/B and 2.5 times it (64 KiB probes do not
+ * reach line rate); n = 5 picks the tree for 4 KiB and the ring for
+ * 1 MiB, as on tap; no_tune leaves both 0 (auto: the ring). */
+static void
+test_tuner_sim(void)
+{
+	struct hc_simrun *run = world(5, HC_ALGO_AUTO, 1);
+	const struct hc_comm *w0 = hc_comm_world(hc_simrun_ctx(run, 0));
+	struct hc_simrun_conf rc = {
+		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = 3,
+			 .host_link = { .rate_gbps = 100, .prop_ns = 1000,
+					.queue_bytes = 1 << 20 } },
+		.seed = 1, .no_tune = 1,
+	};
+	uint32_t r;
+
+	printf("\n    n=5: alpha %.3f us, beta %.4f ns/B", w0->tune.alpha_ns / 1e3,
+	       w0->tune.beta_ns);
+	CU_ASSERT(w0->tune.alpha_ns > 2000 && w0->tune.alpha_ns < 3000);
+	CU_ASSERT(w0->tune.beta_ns > 0.08 && w0->tune.beta_ns < 0.2);
+	for (r = 1; r < 5; r++) {
+		const struct hc_comm *w = hc_comm_world(hc_simrun_ctx(run, r));
+
+		CU_ASSERT(w->tune.alpha_ns == w0->tune.alpha_ns);
+		CU_ASSERT(w->tune.beta_ns == w0->tune.beta_ns);
+		CU_ASSERT(hc_simrun_ctx(run, r)->tuner.next_seq ==
+			  hc_simrun_ctx(run, 0)->tuner.next_seq);
+		CU_ASSERT(w->next_seq == 0);
+	}
+	CU_ASSERT(hc_tune_pick(&w0->shape, &w0->tune, 4096) == HC_ALGO_TREE);
+	CU_ASSERT(hc_tune_pick(&w0->shape, &w0->tune, 1 << 20) ==
+		  HC_ALGO_RING);
+	hc_simrun_destroy(run);
+	CU_ASSERT_FATAL(hc_simrun_create(&rc, &run) == 0);
+	w0 = hc_comm_world(hc_simrun_ctx(run, 0));
+	CU_ASSERT(w0->tune.alpha_ns == 0 && w0->tune.beta_ns == 0);
+	hc_simrun_destroy(run);
+}
+
+static CU_TestInfo tuner_tests[] = {
+	{ "alpha and beta measured on simulated ranks, agreed, picks",
+	  test_tuner_sim },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo c02_tests[] = {
+	{ "C02 n=2 (control), every algorithm forced", test_c02_2 },
+	{ "C02 n=3", test_c02_3 },
+	{ "C02 n=4 (control)", test_c02_4 },
+	{ "C02 n=5", test_c02_5 },
+	{ "C02 n=6 (hier: 2 groups of 3)", test_c02_6 },
+	{ "C02 n=7", test_c02_7 },
+	{ "C02 n=8 (control; hier: 2 groups of 4)", test_c02_8 },
+	{ "C02 n=12 (hier: 3 groups of 4)", test_c02_12 },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_TestInfo contract_tests[] = {
+	{ "C10 fp16 sum on 6 ranks: +Inf, and 0 for alternating signs",
+	  test_c10 },
+	{ "C11 bf16 sum on 8 ranks: 256 + 7 x 1 is 264 everywhere", test_c11 },
+	{ "C12 int32 avg on 3 ranks truncates the 64-bit sum", test_c12 },
+	CU_TEST_INFO_NULL,
+};
+
+static CU_SuiteInfo suites[] = {
+	{ "tuner on sim", NULL, NULL, NULL, NULL, tuner_tests },
+	{ "C02 on sim", NULL, NULL, NULL, NULL, c02_tests },
+	{ "C10-C12 on sim, every algorithm", NULL, NULL, NULL, NULL,
+	  contract_tests },
+	CU_SUITE_INFO_NULL,
+};
+
+int
+main(void)
+{
+	return sc_main("test_simcases", "hcsimcases", suites, "simcases");
+}
