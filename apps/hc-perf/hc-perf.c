@@ -498,6 +498,14 @@ main(int argc, char **argv)
 	void *sbuf = NULL, *rbuf = NULL;
 	char tuner[512];
 
+	/* --help, alone or after the EAL arguments' "--", without an EAL
+	 * (rte_eal_init would print DPDK's own help instead). */
+	for (n = 1; n < argc; n++)
+		if (strcmp(argv[n], "-h") == 0 ||
+		    strcmp(argv[n], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "hc-perf: EAL init failed (EAL args come "

@@ -150,7 +150,7 @@ hc_comm_tuner_info(const struct hc_comm *comm, char *buf, size_t len)
 {
 	uint64_t at[8];
 	enum hc_algo_id from[8], to[8];
-	uint32_t k, i;
+	uint32_t k, i, eq = 0;
 	int w;
 
 	if (comm == NULL)
@@ -170,7 +170,7 @@ hc_comm_tuner_info(const struct hc_comm *comm, char *buf, size_t len)
 	for (i = 0; i < k; i++)
 		w += snprintf(REST(w), "%" PRIu64 " B, %s %" PRIu64 "..",
 			      at[i] - 1, hc_algo_id_name(to[i]), at[i]);
-	w += snprintf(REST(w), " B; equal cost at");
+	w += snprintf(REST(w), " B");
 	for (i = HC_ALGO_RING; i < HC_ALGO__MAX; i++) {
 		enum hc_algo_id j;
 
@@ -179,7 +179,8 @@ hc_comm_tuner_info(const struct hc_comm *comm, char *buf, size_t len)
 						     &comm->tune);
 
 			if (x > 0)
-				w += snprintf(REST(w), " %s/%s %.0f B",
+				w += snprintf(REST(w), "%s %s/%s %.0f B",
+					      eq++ == 0 ? "; equal cost at" : "",
 					      hc_algo_id_name(i),
 					      hc_algo_id_name(j), x);
 		}

@@ -5,6 +5,7 @@
  * tests/bench/transport prints. Deterministic: every figure is a function
  * of the code and the seeds.
  */
+#define _GNU_SOURCE /* nftw() in test_eal.h */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,11 @@
 #include <CUnit/Basic.h>
 #include <rte_common.h>
 #include <rte_eal.h>
+#include <rte_log.h>
 
 #include "hypercomm.h"
 #include "scenarios.h"
+#include "test_eal.h"
 
 /* Goodput of a 1 MiB transfer against lossless, 10 seeds each. */
 static void
@@ -26,7 +29,7 @@ goodput(double loss, double goal)
 
 	CU_ASSERT_FATAL(scn_goodput(&g) == 0);
 	printf("\n    loss %.0f%%: goodput %.1f%% of lossless (goal %.0f%%), "
-	       "%lu RTOs, %lu retransmits", loss * 100, g.ratio * 100,
+	       "%lu RTOs, %lu retransmits\n", loss * 100, g.ratio * 100,
 	       goal * 100, (unsigned long)g.rtos,
 	       (unsigned long)g.retransmits);
 	CU_ASSERT(g.exact);
@@ -135,28 +138,21 @@ static CU_SuiteInfo suites[] = {
 int
 main(void)
 {
-	char a0[] = "test_simxport", a1[] = "--no-huge", a2[] = "-m";
-	char a3[] = "2048", a4[] = "--no-pci", a5[] = "--no-telemetry";
-	char a6[] = "--file-prefix", a7[32], a8[] = "-l", a9[] = "0";
-	char a10[] = "--log-level=*:error";
-	char *eal_argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,
-			     NULL };
 	unsigned int failures;
 
-	snprintf(a7, sizeof(a7), "hcsx%d", (int)getpid());
-	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
-		fprintf(stderr, "test_simxport: rte_eal_init failed\n");
+	if (test_eal_init("test_simxport", "2048", "hcsx") != 0)
 		return 2;
-	}
+	rte_log_set_level_pattern("hc.*", RTE_LOG_ERR);
 	if (CU_initialize_registry() != CUE_SUCCESS ||
 	    CU_register_suites(suites) != CUE_SUCCESS) {
 		fprintf(stderr, "test_simxport: CUnit: %s\n", CU_get_error_msg());
+		test_eal_fini();
 		return 2;
 	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
 	CU_cleanup_registry();
-	rte_eal_cleanup();
+	test_eal_fini();
 	return failures == 0 ? 0 : 1;
 }
