@@ -32,7 +32,7 @@
 
 #include <rte_mbuf.h>
 
-#include "hypercomm.h"
+#include "hypercomm_fault.h"
 
 /** Frames held (reorder, delay) per direction; more are not held. */
 #define HC_FAULT_HOLD 64

@@ -4,7 +4,7 @@
  * HCT congestion control and loss detection: the window law, pacing,
  * RACK and the tail-loss probe. Not part of the transport's interface to
  * the layers above; the constants come from [transport] of the INI file
- * (stack/core/config.c, config/example.ini).
+ * (stack/engine/config.c, config/example.ini).
  *
  * Windows are in packets, as doubles: a window below 1 is allowed and
  * means pacing (one packet per SRTT / cwnd).

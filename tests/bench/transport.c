@@ -212,7 +212,7 @@ main(int argc, char **argv)
 	if (test_eal_init("transport", "2048", "hcbench") != 0)
 		return 2;
 	rte_log_set_level_pattern("hc.*", RTE_LOG_WARNING);
-	printf("# hypercomm transport benchmark, virtual time (drivers/sim)%s\n",
+	printf("# hypercomm transport benchmark, virtual time (stack/sim)%s\n",
 	       quick ? ", --quick" : "");
 	err |= bench_goodput();
 	err |= bench_recovery();

@@ -5,7 +5,7 @@
  * the transport benchmark (tests/bench/transport.c) and of the transport
  * tests in virtual time (tests/unit/test_simxport.c). Private to tests.
  *
- * Every rank of an hc_simrun (stack/core/simrun.h) keeps its whole stack,
+ * Every rank of an hc_simrun (stack/sim/simrun.h) keeps its whole stack,
  * but its transport's upcalls are taken over: DATA goes to the harness,
  * which counts it, not to the collective engine. A flow is a sequence of
  * messages from one rank to another, in one priority class, either back

@@ -121,6 +121,7 @@
 #include <rte_log.h>
 
 #include "hypercomm.h"
+#include "hypercomm_fault.h"
 #include "pattern.h"
 
 #define GUARD 64

@@ -16,6 +16,7 @@
 #include <rte_log.h>
 
 #include "hypercomm.h"
+#include "hypercomm_fault.h"
 #include "cc.h"
 #include "config.h"
 #include "suites.h"

@@ -21,6 +21,7 @@
 #include <rte_udp.h>
 
 #include "hypercomm.h"
+#include "hypercomm_fault.h"
 #include "clock.h"
 #include "fault.h"
 #include "net.h"

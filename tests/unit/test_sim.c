@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_sim: the virtual-time network (drivers/sim.h) and the real stack
- * on it (stack/core/simrun.h).
+ * test_sim: the virtual-time network (stack/sim/sim.h) and the real stack
+ * on it (stack/sim/simrun.h).
  *
  * Network tests send hand-made Ethernet/IPv4 frames through sim ports and
  * check arrival times to the ns, tail drops, ECN marks, strict priority

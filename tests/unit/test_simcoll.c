@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_simcoll: the collective matrix of issue 4 on simulated ranks
- * (stack/core/simrun.h), every result checked element by element on every
+ * (stack/sim/simrun.h), every result checked element by element on every
  * rank against the patterns of shared/cases/CASES.md (apps/hc-perf/
  * pattern.h; simcoll.h builds the expected buffers from them).
  *

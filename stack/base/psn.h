@@ -5,8 +5,8 @@
  * (RFC 1982) so that wrap-around is harmless as long as fewer than 2^31
  * PSNs are in flight (the window is at most 4096).
  */
-#ifndef HC_TRANSPORT_PSN_H
-#define HC_TRANSPORT_PSN_H
+#ifndef HC_BASE_PSN_H
+#define HC_BASE_PSN_H
 
 #include <stdint.h>
 
@@ -44,4 +44,4 @@ hct_sack_has(const uint64_t sack[2], uint32_t ack_psn, uint32_t psn)
 	       (sack[i >> 6] >> (i & 63)) & 1;
 }
 
-#endif /* HC_TRANSPORT_PSN_H */
+#endif /* HC_BASE_PSN_H */

@@ -5,8 +5,8 @@
  * through a struct hc_clock so that the same code runs on the TSC, on the
  * virtual time of a simulated network, and under a fuzzer.
  */
-#ifndef HC_CORE_CLOCK_H
-#define HC_CORE_CLOCK_H
+#ifndef HC_BASE_CLOCK_H
+#define HC_BASE_CLOCK_H
 
 #include <stdint.h>
 
@@ -39,4 +39,4 @@ hc_clock_now(const struct hc_clock *clk)
 #define HC_NS_PER_MS 1000000ULL
 #define HC_NS_PER_S  1000000000ULL
 
-#endif /* HC_CORE_CLOCK_H */
+#endif /* HC_BASE_CLOCK_H */

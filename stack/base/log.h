@@ -5,8 +5,8 @@
  * hc.core, hc.net, hc.transport, hc.coll, hc.driver. Levels are set with the
  * EAL option --log-level=hc.*:debug (or per type).
  */
-#ifndef HC_CORE_LOG_H
-#define HC_CORE_LOG_H
+#ifndef HC_BASE_LOG_H
+#define HC_BASE_LOG_H
 
 #include <rte_log.h>
 
@@ -30,4 +30,4 @@ extern int hc_logtype[HC_LOG__MAX];
 
 extern const char *const hc_log_subsys_name[HC_LOG__MAX];
 
-#endif /* HC_CORE_LOG_H */
+#endif /* HC_BASE_LOG_H */

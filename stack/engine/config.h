@@ -5,8 +5,8 @@
  * its unit, default and range are documented in config/example.ini; the
  * table in config.c is the single source of the defaults and ranges.
  */
-#ifndef HC_CORE_CONFIG_H
-#define HC_CORE_CONFIG_H
+#ifndef HC_ENGINE_CONFIG_H
+#define HC_ENGINE_CONFIG_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -135,4 +135,4 @@ void hc_config_free(struct hc_config *cfg);
 /** Text form of a host-order IPv4 address into buf (>= 16 bytes). */
 const char *hc_ip_str(uint32_t ip, char *buf, unsigned int len);
 
-#endif /* HC_CORE_CONFIG_H */
+#endif /* HC_ENGINE_CONFIG_H */

@@ -3,7 +3,7 @@
  * @file
  * sim: an in-process Ethernet network in virtual time, and a port backend
  * on it, so that many ranks of the real stack (net, transport, collectives)
- * run in one process (stack/core/simrun.h runs them).
+ * run in one process (stack/sim/simrun.h runs them).
  *
  * Model (discrete events):
  * - Nodes are hosts (one NIC each) and switches. Topologies: star (every
@@ -43,8 +43,8 @@
  *
  * Not thread-safe: one thread drives a sim and every port on it.
  */
-#ifndef HC_DRIVERS_SIM_H
-#define HC_DRIVERS_SIM_H
+#ifndef HC_SIM_SIM_H
+#define HC_SIM_SIM_H
 
 #include <stdint.h>
 
@@ -238,4 +238,4 @@ unsigned int hc_sim_frame_queue(const struct rte_mbuf *m);
 int hc_port_open_sim(struct hc_port *port, struct hc_sim *sim, uint32_t host,
 		     const struct hc_port_conf *conf);
 
-#endif /* HC_DRIVERS_SIM_H */
+#endif /* HC_SIM_SIM_H */

@@ -11,8 +11,8 @@
  *   within the port's TX ring budget) -> TX flush.
  * An iteration that found nothing to do counts toward the idle backoff.
  */
-#ifndef HC_CORE_ENGINE_H
-#define HC_CORE_ENGINE_H
+#ifndef HC_ENGINE_ENGINE_H
+#define HC_ENGINE_ENGINE_H
 
 #include <urcu/wfcqueue.h>
 
@@ -168,4 +168,4 @@ hc_comm_ctx(struct hc_comm *comm)
 	return comm->owner;
 }
 
-#endif /* HC_CORE_ENGINE_H */
+#endif /* HC_ENGINE_ENGINE_H */

@@ -12,6 +12,7 @@
 #include <rte_cfgfile.h>
 
 #include "hypercomm.h"
+#include "hypercomm_fault.h"
 #include "cc.h"
 #include "config.h"
 #include "fault.h"

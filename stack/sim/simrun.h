@@ -2,7 +2,7 @@
 /**
  * @file
  * Many ranks of the real stack in one process, on the virtual-time
- * network of drivers/sim.h. Private to the library and its tests.
+ * network of stack/sim/sim.h. Private to the library and its tests.
  *
  * A rank on the sim is a struct hc_ctx like any other (cluster config,
  * port, net, HCT, collectives, world communicator) with three
@@ -33,8 +33,8 @@
  * runs in one thread in a fixed order, so two runs with one seed and one
  * workload take the same virtual time and count the same packets.
  */
-#ifndef HC_CORE_SIMRUN_H
-#define HC_CORE_SIMRUN_H
+#ifndef HC_SIM_SIMRUN_H
+#define HC_SIM_SIMRUN_H
 
 #include <stdint.h>
 
@@ -147,4 +147,4 @@ struct hc_ctx *hc_simrun_ctx(const struct hc_simrun *run, uint32_t r);
 /** Current virtual time, ns. */
 uint64_t hc_simrun_now(const struct hc_simrun *run);
 
-#endif /* HC_CORE_SIMRUN_H */
+#endif /* HC_SIM_SIMRUN_H */

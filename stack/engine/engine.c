@@ -16,6 +16,7 @@
 #include <rte_udp.h>
 
 #include "hypercomm.h"
+#include "hypercomm_fault.h"
 #include "engine.h"
 #include "log.h"
 
@@ -623,7 +624,7 @@ hc_finalize(struct hc_ctx *ctx)
 	log_stats(ctx);
 	if (ctx->sim != NULL) {
 		/* Draining needs virtual time, which only the runner moves:
-		 * a simulated rank goes at once (stack/core/simrun.h). */
+		 * a simulated rank goes at once (stack/sim/simrun.h). */
 		hc_ctx_teardown(ctx);
 		return 0;
 	}
