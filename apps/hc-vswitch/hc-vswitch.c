@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hc-vswitch: a small DPDK L2 learning switch over vhost-user ports, the
+ * backend of the ranks' virtio ports (DPDK net_virtio_user) on one host.
+ *
+ *   hc-vswitch [EAL args with one net_vhost vdev per rank] -- [options]
+ *
+ * Every ethdev the EAL probed is a switch port. One loop on the main lcore
+ * receives a burst from each port in turn, learns the source MAC's port,
+ * and forwards each frame to the port that learned its destination MAC,
+ * or floods it (every other port) when the destination is a group address
+ * or not learned yet, as an IEEE 802.1D bridge does. Flooding shares one
+ * mbuf between ports through its reference count (the vhost PMD copies
+ * a frame into the guest's ring and only then frees it, so nothing writes
+ * a shared frame). Frames a port does not accept are dropped and counted
+ * (rte_eth_tx_buffer's drop callback).
+ *
+ * Options:
+ *   --idle-polls N   empty polls of every port before sleeping (default
+ *                    1000; 0: busy-poll, for a switch with a core of its own)
+ *   --idle-us US     sleep per idle poll after that (default 20)
+ *   --mbuf-size B    mbuf data room in bytes (default 9216 + headroom: any
+ *                    frame up to MTU 9000)
+ *   --stats-file F   write the final per-port counters there at exit (also
+ *                    printed on stdout)
+ * SIGINT or SIGTERM stops it; it prints per-port counters, testpmd-style.
+ * Exit status: 0, 1 on EAL or port set-up errors, 2 on usage errors.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+/** Ports at most (ranks on one host). */
+#define VSW_PORTS_MAX 64
+/** Frames per receive burst and per port TX buffer. */
+#define VSW_BURST 32
+/** Descriptors per ring. */
+#define VSW_DESC 1024
+/** Learning table slots: a power of two, far above VSW_PORTS_MAX MACs. */
+#define VSW_FDB_SLOTS 1024
+/** A learned MAC not seen for this long is forgotten (802.1D's default
+ *  ageing time is 300 s; ranks do not move, so this only bounds stale
+ *  entries of ranks that restarted with another MAC). */
+#define VSW_FDB_AGE_S 300
+
+struct vsw_fdb_entry {
+	struct rte_ether_addr mac;
+	uint16_t port;
+	uint16_t used;
+	uint64_t seen_tsc;
+};
+
+struct vsw_port_stats {
+	uint64_t rx_pkts;
+	uint64_t tx_pkts;
+	uint64_t tx_drops;  /**< frames the port did not accept */
+	uint64_t flooded;   /**< received frames flooded */
+};
+
+static volatile sig_atomic_t quit;
+static struct vsw_fdb_entry fdb[VSW_FDB_SLOTS];
+static struct vsw_port_stats stats[VSW_PORTS_MAX];
+static struct rte_eth_dev_tx_buffer *txb[VSW_PORTS_MAX];
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	quit = 1;
+}
+
+static uint32_t
+fdb_slot(const struct rte_ether_addr *mac)
+{
+	uint32_t h = 2166136261u, i;
+
+	/* FNV-1a over the 6 bytes (Fowler, Noll, Vo). */
+	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
+		h = (h ^ mac->addr_bytes[i]) * 16777619u;
+	return h & (VSW_FDB_SLOTS - 1);
+}
+
+/* Learn that mac is behind port (linear probing). */
+static void
+fdb_learn(const struct rte_ether_addr *mac, uint16_t port, uint64_t now)
+{
+	uint32_t s = fdb_slot(mac), i;
+
+	if (!rte_is_unicast_ether_addr(mac))
+		return;
+	for (i = 0; i < VSW_FDB_SLOTS; i++, s = (s + 1) & (VSW_FDB_SLOTS - 1)) {
+		struct vsw_fdb_entry *e = &fdb[s];
+
+		if (!e->used || rte_is_same_ether_addr(&e->mac, mac)) {
+			e->mac = *mac;
+			e->port = port;
+			e->used = 1;
+			e->seen_tsc = now;
+			return;
+		}
+	}
+}
+
+/* The port behind mac, or -1 when not learned (or aged out). */
+static int
+fdb_lookup(const struct rte_ether_addr *mac, uint64_t now, uint64_t age)
+{
+	uint32_t s = fdb_slot(mac), i;
+
+	for (i = 0; i < VSW_FDB_SLOTS; i++, s = (s + 1) & (VSW_FDB_SLOTS - 1)) {
+		const struct vsw_fdb_entry *e = &fdb[s];
+
+		if (!e->used)
+			return -1;
+		if (rte_is_same_ether_addr(&e->mac, mac))
+			return now - e->seen_tsc > age ? -1 : e->port;
+	}
+	return -1;
+}
+
+static void
+count_drops(struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	struct vsw_port_stats *st = arg;
+
+	st->tx_drops += n;
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+static int
+port_setup(uint16_t port, struct rte_mempool *pool)
+{
+	struct rte_eth_conf conf;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, VSW_DESC,
+					    rte_eth_dev_socket_id(port), NULL,
+					    pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, VSW_DESC,
+					    rte_eth_dev_socket_id(port), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	if (rc != 0) {
+		fprintf(stderr, "hc-vswitch: port %u: set-up failed: %s\n",
+			port, rte_strerror(-rc));
+		return -1;
+	}
+	txb[port] = rte_zmalloc_socket("vsw_txb",
+				       RTE_ETH_TX_BUFFER_SIZE(VSW_BURST), 0,
+				       rte_eth_dev_socket_id(port));
+	if (txb[port] == NULL) {
+		fprintf(stderr, "hc-vswitch: port %u: no memory\n", port);
+		return -1;
+	}
+	rte_eth_tx_buffer_init(txb[port], VSW_BURST);
+	rte_eth_tx_buffer_set_err_callback(txb[port], count_drops,
+					   &stats[port]);
+	return 0;
+}
+
+/* Queue m for port out; counts what the port accepted on flush. */
+static void
+vsw_tx(uint16_t out, struct rte_mbuf *m)
+{
+	stats[out].tx_pkts += rte_eth_tx_buffer(out, 0, txb[out], m);
+}
+
+/* Forward one frame received on port in. */
+static void
+vsw_forward(uint16_t in, uint16_t nports, struct rte_mbuf *m, uint64_t now,
+	    uint64_t age)
+{
+	struct rte_ether_hdr *eth;
+	int out;
+	uint16_t p, copies;
+
+	if (m->data_len < sizeof(*eth)) {
+		stats[in].tx_drops++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	fdb_learn(&eth->src_addr, in, now);
+	out = rte_is_unicast_ether_addr(&eth->dst_addr) ?
+	      fdb_lookup(&eth->dst_addr, now, age) : -1;
+	if (out >= 0) {
+		if (out == in)
+			rte_pktmbuf_free(m); /* both ends behind one port */
+		else
+			vsw_tx((uint16_t)out, m);
+		return;
+	}
+	stats[in].flooded++;
+	copies = nports - 1;
+	if (copies == 0) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	rte_mbuf_refcnt_update(m, (int16_t)(copies - 1));
+	for (p = 0; p < nports; p++)
+		if (p != in)
+			vsw_tx(p, m);
+}
+
+static void
+print_stats(FILE *f, uint16_t nports)
+{
+	uint16_t p;
+
+	for (p = 0; p < nports; p++)
+		fprintf(f, "port %u: rx-packets %" PRIu64 " tx-packets %"
+			PRIu64 " tx-dropped %" PRIu64 " flooded %" PRIu64 "\n",
+			p, stats[p].rx_pkts, stats[p].tx_pkts,
+			stats[p].tx_drops, stats[p].flooded);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: hc-vswitch [EAL args, one net_vhost vdev per port] -- [options]\n"
+"  --idle-polls N   empty polls before sleeping (default 1000; 0: busy)\n"
+"  --idle-us US     sleep per idle poll after that (default 20)\n"
+"  --mbuf-size B    mbuf data room, bytes (default 9216 + headroom)\n"
+"  --stats-file F   write the final per-port counters to F\n");
+}
+
+static int
+parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || x < lo || x > hi)
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "idle-polls", required_argument, NULL, 'p' },
+		{ "idle-us", required_argument, NULL, 'u' },
+		{ "mbuf-size", required_argument, NULL, 'm' },
+		{ "stats-file", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t idle_polls = 1000, idle_us = 20;
+	uint32_t room = 9216 + RTE_PKTMBUF_HEADROOM;
+	const char *stats_file = NULL;
+	struct rte_mempool *pool;
+	struct rte_mbuf *pkts[VSW_BURST];
+	uint64_t age, empty = 0;
+	uint16_t nports, p;
+	int rc, c, li = 0;
+
+	rc = rte_eal_init(argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "hc-vswitch: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= rc;
+	argv += rc;
+	while ((c = getopt_long(argc, argv, "h", lopts, &li)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_u32(optarg, 0, UINT32_MAX, &idle_polls) < 0)
+				goto bad;
+			break;
+		case 'u':
+			if (parse_u32(optarg, 0, 1000000, &idle_us) < 0)
+				goto bad;
+			break;
+		case 'm':
+			if (parse_u32(optarg, 2048 + RTE_PKTMBUF_HEADROOM,
+				      UINT16_MAX, &room) < 0)
+				goto bad;
+			break;
+		case 's':
+			stats_file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	nports = rte_eth_dev_count_avail();
+	if (nports == 0 || nports > VSW_PORTS_MAX) {
+		fprintf(stderr, "hc-vswitch: %u ports; give 1..%d net_vhost "
+			"vdevs\n", nports, VSW_PORTS_MAX);
+		return 1;
+	}
+	/* Each port's RX ring full, a burst per TX buffer, and headroom for
+	 * frames in flight. */
+	pool = rte_pktmbuf_pool_create("vsw_pool",
+				       nports * (VSW_DESC + 2 * VSW_BURST) + 1024,
+				       256, 0, (uint16_t)room, rte_socket_id());
+	if (pool == NULL) {
+		fprintf(stderr, "hc-vswitch: mbuf pool: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	for (p = 0; p < nports; p++)
+		if (port_setup(p, pool) < 0)
+			return 1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	printf("hc-vswitch: %u ports, switching\n", nports);
+	fflush(stdout);
+	age = VSW_FDB_AGE_S * rte_get_tsc_hz();
+	while (!quit) {
+		uint64_t now = rte_rdtsc();
+		uint32_t got = 0;
+
+		for (p = 0; p < nports; p++) {
+			uint16_t n = rte_eth_rx_burst(p, 0, pkts, VSW_BURST), i;
+
+			stats[p].rx_pkts += n;
+			got += n;
+			for (i = 0; i < n; i++)
+				vsw_forward(p, nports, pkts[i], now, age);
+		}
+		for (p = 0; p < nports; p++)
+			stats[p].tx_pkts += rte_eth_tx_buffer_flush(p, 0,
+								    txb[p]);
+		if (got != 0) {
+			empty = 0;
+		} else if (idle_polls != 0 && ++empty > idle_polls) {
+			usleep(idle_us);
+		}
+	}
+	print_stats(stdout, nports);
+	if (stats_file != NULL) {
+		FILE *f = fopen(stats_file, "w");
+
+		if (f != NULL) {
+			print_stats(f, nports);
+			fclose(f);
+		}
+	}
+	for (p = 0; p < nports; p++) {
+		rte_eth_dev_stop(p);
+		rte_eth_dev_close(p);
+	}
+	rte_eal_cleanup();
+	return 0;
+bad:
+	fprintf(stderr, "hc-vswitch: bad value for --%s: '%s'\n",
+		lopts[li].name, optarg);
+	usage(stderr);
+	return 2;
+}
