@@ -140,8 +140,8 @@ hc_op_check_deadline(const struct hc_ctx *ctx, struct hc_coll_op *op,
 {
 	if (!hc_coll_op_complete(op) && op->status == 0 && op->started &&
 	    now > op->deadline_ns) {
-		HC_LOG(ERR, COLL, "rank %u: collective %u timed out after %u ms",
-		       ctx->rank, op->seq, timeout_ms);
+		HC_LOG(ERR, COLL, "rank %u: collective %u timed out "
+		       "after %u ms", ctx->rank, op->seq, timeout_ms);
 		hc_coll_op_fail(op, -HC_ERR_TIMEOUT);
 	}
 }
@@ -153,8 +153,9 @@ uint32_t hc_engine_poll(struct hc_ctx *ctx);
 void hc_engine_idle(struct hc_ctx *ctx, uint32_t work);
 
 /** Engine: take submitted requests, poll once, finish what completed,
- *  failed or timed out, step the tuner's probes. Runs on the engine lcore, or in a caller holding
- *  progress_lock. @return units of work done. */
+ *  failed or timed out, step the tuner's probes (hc_probe_step). Runs on
+ *  the engine lcore, or in a caller holding progress_lock.
+ *  @return units of work done. */
 uint32_t hc_engine_step(struct hc_ctx *ctx);
 
 
