@@ -132,20 +132,14 @@ hc_engine_step(struct hc_ctx *ctx)
 		struct hc_coll_op *op = &req->op;
 
 		next = TAILQ_NEXT(req, link);
-		/* Timeouts run from submission; an op still waiting for an
-		 * earlier sequence number (pending) cannot time out alone. */
-		if (!hc_coll_op_complete(op) && op->status == 0 &&
-		    op->started && now > op->deadline_ns) {
-			HC_LOG(ERR, COLL, "rank %u: collective %u timed out "
-			       "after %u ms", ctx->rank, op->seq,
-			       req->timeout_ms);
-			hc_coll_op_fail(op, -HC_ERR_TIMEOUT);
-		}
+		hc_op_check_deadline(ctx, op, req->timeout_ms, now);
 		if (hc_coll_op_over(op)) {
 			request_done(ctx, req);
 			work++;
 		}
 	}
+	if (ctx->probe != NULL)
+		work += hc_probe_step(ctx);
 	return work;
 }
 
@@ -249,6 +243,8 @@ hc_ctx_teardown(struct hc_ctx *ctx)
 {
 	if (ctx->coll_up) {
 		struct hc_comm *comm;
+
+		hc_probe_end(ctx);
 
 		/* Communicators made by hc_comm_split live until here. */
 		while ((comm = TAILQ_FIRST(&ctx->coll.comms)) != NULL) {
@@ -454,6 +450,20 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	return 0;
 }
 
+/* The tuner's probes (probe.c), stepped by polling the engine here in
+ * hc_init's thread, before the engine lcore (if any) takes over: each
+ * probe collective has the op timeout. */
+static int
+tune(struct hc_ctx *ctx)
+{
+	int rc = hc_probe_start(ctx, NULL);
+
+	while (rc == 0 && !hc_probe_done(ctx, &rc))
+		hc_engine_idle(ctx, hc_engine_step(ctx));
+	hc_probe_end(ctx);
+	return rc;
+}
+
 /* Exchange HELLOs until every peer answered, at most until deadline
  * (init_timeout_ms from hc_init's start, so that the port and ARP set-up
  * count too: hc_init returns within the timeout, C18). */
@@ -530,18 +540,13 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 		rc = hc_ctx_bring_up(ctx);
 	if (rc == 0)
 		rc = meet_peers(ctx, deadline);
+	if (rc == 0)
+		rc = tune(ctx);
 	if (rc == 0 && ctx->engine_lcore != RTE_MAX_LCORE &&
 	    rte_eal_remote_launch(engine_main, ctx, ctx->engine_lcore) != 0) {
 		HC_LOG(ERR, CORE, "cannot start the engine on lcore %u",
 		       ctx->engine_lcore);
 		rc = -HC_ERR_INTERNAL;
-	}
-	if (rc == 0) {
-		rc = hc_tune_measure(ctx);
-		if (rc != 0 && ctx->engine_lcore != RTE_MAX_LCORE) {
-			__atomic_store_n(&ctx->engine_stop, 1, __ATOMIC_RELEASE);
-			rte_eal_wait_lcore(ctx->engine_lcore);
-		}
 	}
 	if (rc != 0)
 		goto fail;

@@ -22,9 +22,11 @@
 #include "coll.h"
 #include "config.h"
 #include "hct.h"
+#include "log.h"
 #include "net.h"
 #include "port.h"
 
+struct hc_probe;
 struct hc_sim;
 
 /** Idle backoff state of a thread waiting for a request. */
@@ -65,7 +67,9 @@ struct hc_ctx {
 	struct hc_coll coll;
 	struct hc_comm world;
 	struct hc_comm tuner;  /**< world's ranks, id HC_COMM_ID_TUNER: the
-	                        *   probes of hc_tune_measure */
+	                        *   tuner's probes (probe.c) */
+	struct hc_probe *probe; /**< engine: the tuner's probes while
+	                         *   hc_probe_start..hc_probe_end, else NULL */
 	uint32_t *peer_ip;   /**< world_size addresses, host order */
 	struct hc_backoff idle; /**< the engine's own idle backoff */
 	/* submission queue: application threads -> engine (liburcu wfcqueue:
@@ -89,35 +93,58 @@ struct hc_ctx {
  *  2^32 could collide). */
 #define HC_COMM_ID_TUNER 0xfffffffeu
 
-/**
- * hc_init, once every peer answered: measure alpha and beta, agree on them
- * with every rank and give them to every communicator (probe.c).
- * @return 0 or the -HC_ERR_* of a probe collective.
- */
-int hc_tune_measure(struct hc_ctx *ctx);
-
-/** The probes of hc_tune_measure (probe.c): barriers before alpha is
- *  read, timed all-gathers for beta (the best one counts), and the bytes
- *  each rank contributes to one of them. */
+/** The probes (probe.c): barriers before alpha is read, timed
+ *  all-gathers for beta (the best one counts), and the bytes each rank
+ *  contributes to one of them. */
 #define HC_TUNE_PROBE_BARRIERS 8
 #define HC_TUNE_PROBE_GATHERS 2
 #define HC_TUNE_PROBE_BYTES 65536
 
-/** Alpha seen by this rank after the probe barriers: the median over its
- *  tuner peers of half the flow's SRTT, ns (0 without a sample). */
-double hc_tune_alpha_here(struct hc_ctx *ctx);
+/**
+ * Start the tuner's probes on ctx, once every peer answered: a state
+ * machine (barriers, timed all-gathers, the all-gather that agrees on
+ * alpha and beta; probe.c) that hc_engine_step steps, one collective at a
+ * time on ctx->tuner, until hc_probe_done. Its outcome: the agreed alpha
+ * and beta in every communicator of ctx (hc_coll_set_tune), logged at
+ * INFO. On one rank it is done at once (no links: every cost 0).
+ * Engine thread only (hc_init before the engine lcore starts, the sim's
+ * runner).
+ * @param scratch NULL, or (world_size + 1) * HC_TUNE_PROBE_BYTES bytes
+ *        the probe all-gathers use, which must outlive hc_probe_end;
+ *        ranks of one process may share them (only the timing counts).
+ * @return 0, -HC_ERR_NOMEM (logged), or -HC_ERR_INVAL (probes running).
+ */
+int hc_probe_start(struct hc_ctx *ctx, void *scratch);
 
-/** Beta from the best probe all-gather on n ranks that took best_ns:
- *  (best_ns - (n-1) alpha_ns) / ((n-1) HC_TUNE_PROBE_BYTES), ns/byte, at
- *  least 0 (0 for n < 2). */
-double hc_tune_beta_here(uint32_t n, uint64_t best_ns, double alpha_ns);
+/** Engine (hc_engine_step): end the probe collective that is over and
+ *  submit the next one (timing it, computing alpha or beta, agreeing as
+ *  the sequence goes); fail one past its deadline with HC_ERR_TIMEOUT.
+ *  @return units of work done (collectives ended or submitted). */
+uint32_t hc_probe_step(struct hc_ctx *ctx);
 
-/** Agree: mine = this rank's (alpha ns, beta ns/B), all = every tuner
- *  rank's, gathered (2 x n doubles); the medians become the tune of every
- *  communicator of ctx (hc_coll_set_tune), logged at INFO with
- *  elapsed_ns. @return 0 or -HC_ERR_NOMEM. */
-int hc_tune_agree(struct hc_ctx *ctx, const double *mine, const double *all,
-		  uint64_t elapsed_ns);
+/** Whether ctx's probes are done; then *status is 0 or the -HC_ERR_*
+ *  they failed with (logged). No probes: done with -HC_ERR_INVAL. */
+int hc_probe_done(const struct hc_ctx *ctx, int *status);
+
+/** Free ctx's probes; a collective still running fails with
+ *  HC_ERR_ABORTED. No-op without probes. */
+void hc_probe_end(struct hc_ctx *ctx);
+
+/** Fail op, submitted with deadline_ns (its timeout, timeout_ms, from
+ *  submission), with HC_ERR_TIMEOUT (logged) when it started, neither
+ *  completed nor failed, and now passed the deadline: an op still waiting
+ *  for an earlier sequence number (pending) cannot time out alone. */
+static inline void
+hc_op_check_deadline(const struct hc_ctx *ctx, struct hc_coll_op *op,
+		     uint32_t timeout_ms, uint64_t now)
+{
+	if (!hc_coll_op_complete(op) && op->status == 0 && op->started &&
+	    now > op->deadline_ns) {
+		HC_LOG(ERR, COLL, "rank %u: collective %u timed out "
+		       "after %u ms", ctx->rank, op->seq, timeout_ms);
+		hc_coll_op_fail(op, -HC_ERR_TIMEOUT);
+	}
+}
 
 /** One iteration of the poll loop. @return units of work done. */
 uint32_t hc_engine_poll(struct hc_ctx *ctx);
@@ -126,8 +153,9 @@ uint32_t hc_engine_poll(struct hc_ctx *ctx);
 void hc_engine_idle(struct hc_ctx *ctx, uint32_t work);
 
 /** Engine: take submitted requests, poll once, finish what completed,
- *  failed or timed out. Runs on the engine lcore, or in a caller holding
- *  progress_lock. @return units of work done. */
+ *  failed or timed out, step the tuner's probes (hc_probe_step). Runs on
+ *  the engine lcore, or in a caller holding progress_lock.
+ *  @return units of work done. */
 uint32_t hc_engine_step(struct hc_ctx *ctx);
 
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The tuner's measurements at bring-up (engine.h, hc_tune_measure), on a
+ * The tuner's measurements at bring-up (engine.h, hc_probe_start), on a
  * communicator of its own so that the world's collective sequence starts
  * at 0 for the application:
  *   alpha, per peer: half the SRTT (RFC 6298 smoothing, transport) of the
@@ -8,13 +8,19 @@
  *     every rank to every other one: a small-message round trip per peer;
  *   beta, per peer: a timed ring all-gather of PROBE_BYTES per rank, whose
  *     n-1 steps all come from the left neighbour: (T - (n-1) alpha) /
- *     ((n-1) PROBE_BYTES), the best of PROBE_GATHERS runs.
- * (PROBE_* are HC_TUNE_PROBE_* of engine.h.) Simulated ranks run the same
- * steps, submitted on every rank at once and stepped by the runner
- * (simrun.c); both share the three computations below.
- * Every rank then all-gathers its (median alpha over its peers, beta) and
- * all take the medians of the gathered values: identical inputs, identical
- * results, so every rank's tuner picks alike. About 10 ms on tap.
+ *     ((n-1) PROBE_BYTES), the best of PROBE_GATHERS runs, T from the
+ *     all-gather's submission to the step that finds it over.
+ * (PROBE_* are HC_TUNE_PROBE_* of engine.h.) Every rank then all-gathers
+ * its (median alpha over its peers, beta) and all take the medians of the
+ * gathered values: identical inputs, identical results, so every rank's
+ * tuner picks alike. About 10 ms on tap.
+ *
+ * One state machine for DPDK and simulated ranks, stepped by the engine
+ * (hc_engine_step -> hc_probe_step): BARRIERS -> GATHERS -> AGREE -> DONE,
+ * one collective in flight, submitted straight to the collectives layer
+ * on the engine thread (no request, no waiting call). hc_init polls the
+ * engine until it is done; the sim's runner starts it on every rank and
+ * steps the network until all are (simrun.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +29,28 @@
 
 #include "engine.h"
 #include "log.h"
+
+enum hc_probe_state {
+	HC_PROBE_BARRIERS, /**< HC_TUNE_PROBE_BARRIERS barriers */
+	HC_PROBE_GATHERS,  /**< HC_TUNE_PROBE_GATHERS timed all-gathers */
+	HC_PROBE_AGREE,    /**< the all-gather of every rank's (alpha, beta) */
+	HC_PROBE_DONE,
+};
+
+struct hc_probe {
+	enum hc_probe_state state;
+	uint32_t ended;         /**< collectives over in this state */
+	int live;               /**< op submitted, not yet ended */
+	int status;             /**< DONE: 0 or the -HC_ERR_* */
+	struct hc_coll_op op;   /**< the collective in flight */
+	uint64_t t0_ns;         /**< hc_probe_start, for the log */
+	uint64_t op_ns;         /**< op's submission */
+	uint64_t best_ns;       /**< quickest probe all-gather, ns */
+	double mine[2];         /**< this rank's (alpha ns, beta ns/B) */
+	double *all;            /**< every rank's, 2 x n */
+	uint8_t *buf;           /**< the probe all-gathers': n + 1 blocks */
+	uint8_t *own;           /**< buf if allocated here, else NULL */
+};
 
 static int
 dbl_cmp(const void *a, const void *b)
@@ -42,8 +70,10 @@ median(double *v, uint32_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double
-hc_tune_alpha_here(struct hc_ctx *ctx)
+/* Alpha seen by this rank after the probe barriers: the median over its
+ * tuner peers of half the flow's SRTT, ns (0 without a sample). */
+static double
+tune_alpha_here(struct hc_ctx *ctx)
 {
 	struct hc_comm *comm = &ctx->tuner;
 	double *v = calloc(comm->size, sizeof(*v)), alpha;
@@ -63,8 +93,11 @@ hc_tune_alpha_here(struct hc_ctx *ctx)
 	return alpha;
 }
 
-double
-hc_tune_beta_here(uint32_t n, uint64_t best_ns, double alpha_ns)
+/* Beta from the best probe all-gather on n ranks that took best_ns:
+ * (best_ns - (n-1) alpha_ns) / ((n-1) HC_TUNE_PROBE_BYTES), ns/byte, at
+ * least 0 (0 for n < 2). */
+static double
+tune_beta_here(uint32_t n, uint64_t best_ns, double alpha_ns)
 {
 	double beta;
 
@@ -75,9 +108,13 @@ hc_tune_beta_here(uint32_t n, uint64_t best_ns, double alpha_ns)
 	return beta < 0 ? 0 : beta;
 }
 
-int
-hc_tune_agree(struct hc_ctx *ctx, const double *mine, const double *all,
-	      uint64_t elapsed_ns)
+/* Agree: mine = this rank's (alpha ns, beta ns/B), all = every tuner
+ * rank's, gathered (2 x n doubles); the medians become the tune of every
+ * communicator of ctx (hc_coll_set_tune), logged at INFO with
+ * elapsed_ns. @return 0 or -HC_ERR_NOMEM. */
+static int
+tune_agree(struct hc_ctx *ctx, const double *mine, const double *all,
+	   uint64_t elapsed_ns)
 {
 	uint32_t n = ctx->tuner.size, i;
 	struct hc_tune agreed;
@@ -100,49 +137,176 @@ hc_tune_agree(struct hc_ctx *ctx, const double *mine, const double *all,
 	return 0;
 }
 
-int
-hc_tune_measure(struct hc_ctx *ctx)
+/* The probes are over with rc (logged unless 0). */
+static void
+probe_finish(struct hc_ctx *ctx, struct hc_probe *p, int rc)
 {
-	struct hc_comm *comm = &ctx->tuner;
-	uint32_t n = comm->size, i;
-	uint64_t t0 = hc_clock_now(&ctx->clk), best = UINT64_MAX;
-	double mine[2], *all = NULL;
-	uint8_t *buf = NULL;
-	int rc = 0;
-
-	if (n == 1)
-		return 0; /* no links: every cost is 0, the pick is the ring */
-	all = calloc(2 * n, sizeof(*all));
-	buf = calloc(n + 1, HC_TUNE_PROBE_BYTES);
-	if (all == NULL || buf == NULL) {
-		rc = -HC_ERR_NOMEM;
-		goto out;
-	}
-	for (i = 0; i < HC_TUNE_PROBE_BARRIERS && rc == 0; i++)
-		rc = hc_barrier(comm);
-	mine[0] = hc_tune_alpha_here(ctx);
-	for (i = 0; i < HC_TUNE_PROBE_GATHERS && rc == 0; i++) {
-		uint64_t t = hc_clock_now(&ctx->clk);
-
-		rc = hc_allgather(comm, buf + (uint64_t)n * HC_TUNE_PROBE_BYTES,
-				  buf, HC_TUNE_PROBE_BYTES, HC_DTYPE_UINT8);
-		t = hc_clock_now(&ctx->clk) - t;
-		best = t < best ? t : best;
-	}
-	if (rc != 0)
-		goto out;
-	mine[1] = hc_tune_beta_here(n, best, mine[0]);
-	rc = hc_allgather(comm, mine, all, 2, HC_DTYPE_FLOAT64);
-	if (rc == 0)
-		rc = hc_tune_agree(ctx, mine, all,
-				   hc_clock_now(&ctx->clk) - t0);
-out:
 	if (rc != 0)
 		HC_LOG(ERR, CORE, "rank %u: tuner probes failed: %s", ctx->rank,
 		       hc_strerror(rc));
-	free(all);
-	free(buf);
-	return rc;
+	p->status = rc;
+	p->state = HC_PROBE_DONE;
+}
+
+/* The collective of p's state (a barrier, a timed all-gather, or the
+ * agreement's all-gather), submitted at now with the op timeout. */
+static void
+probe_submit(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
+{
+	struct hc_comm *comm = &ctx->tuner;
+	struct hc_coll_op *op = &p->op;
+	int rc;
+
+	if (p->state == HC_PROBE_BARRIERS)
+		rc = hc_coll_prepare(comm, op, HC_COLL_BARRIER, NULL, NULL, 0,
+				     HC_DTYPE_INT8, HC_OP_SUM, 0);
+	else if (p->state == HC_PROBE_GATHERS)
+		rc = hc_coll_prepare(comm, op, HC_COLL_ALLGATHER,
+				     p->buf + (uint64_t)comm->size *
+				     HC_TUNE_PROBE_BYTES, p->buf,
+				     HC_TUNE_PROBE_BYTES, HC_DTYPE_UINT8,
+				     HC_OP_SUM, 0);
+	else
+		rc = hc_coll_prepare(comm, op, HC_COLL_ALLGATHER, p->mine,
+				     p->all, 2, HC_DTYPE_FLOAT64, HC_OP_SUM, 0);
+	if (rc != 0) {
+		probe_finish(ctx, p, rc);
+		return;
+	}
+	/* What request.c and hc_engine_step give a request without
+	 * options: the normal class, the op timeout from submission. */
+	op->cls = (uint8_t)HCT_CLASS_NORMAL;
+	op->deadline_ns = now + ctx->cfg.op_timeout_ms * HC_NS_PER_MS;
+	p->op_ns = now;
+	p->live = 1;
+	hc_coll_submit(op);
+}
+
+/* p's collective, over at now with 0: count it and move on. */
+static void
+probe_advance(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
+{
+	uint64_t t;
+
+	p->ended++;
+	switch (p->state) {
+	case HC_PROBE_BARRIERS:
+		if (p->ended < HC_TUNE_PROBE_BARRIERS)
+			return;
+		p->mine[0] = tune_alpha_here(ctx);
+		break;
+	case HC_PROBE_GATHERS:
+		t = now - p->op_ns;
+		p->best_ns = t < p->best_ns ? t : p->best_ns;
+		if (p->ended < HC_TUNE_PROBE_GATHERS)
+			return;
+		p->mine[1] = tune_beta_here(ctx->tuner.size, p->best_ns,
+					    p->mine[0]);
+		break;
+	case HC_PROBE_AGREE:
+		probe_finish(ctx, p, tune_agree(ctx, p->mine, p->all,
+						now - p->t0_ns));
+		return;
+	case HC_PROBE_DONE:
+		return;
+	}
+	p->state++;
+	p->ended = 0;
+}
+
+int
+hc_probe_start(struct hc_ctx *ctx, void *scratch)
+{
+	uint32_t n = ctx->tuner.size;
+	struct hc_probe *p;
+
+	if (ctx->probe != NULL)
+		return -HC_ERR_INVAL;
+	p = calloc(1, sizeof(*p));
+	if (p != NULL && n > 1) {
+		p->all = calloc(2 * (size_t)n, sizeof(*p->all));
+		p->buf = scratch;
+		if (p->buf == NULL)
+			p->buf = p->own = calloc(n + 1, HC_TUNE_PROBE_BYTES);
+	}
+	if (p == NULL || (n > 1 && (p->all == NULL || p->buf == NULL))) {
+		HC_LOG(ERR, CORE, "rank %u: tuner probes failed: %s", ctx->rank,
+		       hc_strerror(-HC_ERR_NOMEM));
+		if (p != NULL) {
+			free(p->all);
+			free(p->own);
+		}
+		free(p);
+		return -HC_ERR_NOMEM;
+	}
+	/* One rank has no links: every cost is 0, the pick is the ring. */
+	p->state = n > 1 ? HC_PROBE_BARRIERS : HC_PROBE_DONE;
+	p->t0_ns = hc_clock_now(&ctx->clk);
+	p->best_ns = UINT64_MAX;
+	ctx->probe = p;
+	return 0;
+}
+
+uint32_t
+hc_probe_step(struct hc_ctx *ctx)
+{
+	struct hc_probe *p = ctx->probe;
+	uint32_t work = 0;
+	uint64_t now;
+	int rc;
+
+	if (p == NULL || p->state == HC_PROBE_DONE)
+		return 0;
+	now = hc_clock_now(&ctx->clk);
+	if (p->live) {
+		hc_op_check_deadline(ctx, &p->op, ctx->cfg.op_timeout_ms, now);
+		if (!hc_coll_op_over(&p->op))
+			return 0;
+		rc = p->op.status;
+		hc_coll_op_end(&p->op);
+		p->live = 0;
+		work++;
+		if (rc != 0)
+			probe_finish(ctx, p, rc);
+		else
+			probe_advance(ctx, p, now);
+	}
+	if (p->state != HC_PROBE_DONE) {
+		probe_submit(ctx, p, now);
+		work++;
+	}
+	return work;
+}
+
+int
+hc_probe_done(const struct hc_ctx *ctx, int *status)
+{
+	if (ctx->probe == NULL) {
+		*status = -HC_ERR_INVAL;
+		return 1;
+	}
+	if (ctx->probe->state != HC_PROBE_DONE)
+		return 0;
+	*status = ctx->probe->status;
+	return 1;
+}
+
+void
+hc_probe_end(struct hc_ctx *ctx)
+{
+	struct hc_probe *p = ctx->probe;
+
+	if (p == NULL)
+		return;
+	if (p->live) {
+		if (p->op.status == 0 && !hc_coll_op_complete(&p->op))
+			hc_coll_op_fail(&p->op, -HC_ERR_ABORTED);
+		hc_coll_op_end(&p->op);
+	}
+	free(p->all);
+	free(p->own);
+	free(p);
+	ctx->probe = NULL;
 }
 
 int

@@ -32,10 +32,33 @@ is_done(const struct hc_request *req)
 	return __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == HC_REQ_DONE;
 }
 
-/* A new request for comm, after the checks every kind shares. */
+/* A simulated rank cannot wait: its virtual time moves only when the
+ * runner steps every rank (simrun.h), so a wait would spin forever. */
+static int
+sim_cannot_wait(struct hc_ctx *ctx)
+{
+	if (ctx->sim == NULL)
+		return 0;
+	HC_LOG(ERR, CORE, "rank %u is simulated: use hc_test with the "
+	       "runner, not a waiting call", ctx->rank);
+	return 1;
+}
+
+/* How a request is made: handed back (the hc_i* forms) or waited for in
+ * the call (the blocking forms). Every form goes through request_new and
+ * request_queue, so no blocking one can skip the simulated-rank check. */
+enum req_mode {
+	REQ_ASYNC,
+	REQ_BLOCKING,
+};
+
+/* A new request for comm, after the checks every kind shares; a blocking
+ * one on a simulated rank is refused before anything is prepared (its
+ * sequence number taken) or queued: it could never be waited for. */
 static int
 request_new(struct hc_comm *comm, const struct hc_op_opts *opts,
-	    struct hc_request **out, struct hc_request **req)
+	    enum req_mode mode, struct hc_request **out,
+	    struct hc_request **req)
 {
 	if (out == NULL)
 		return -HC_ERR_INVAL;
@@ -43,15 +66,19 @@ request_new(struct hc_comm *comm, const struct hc_op_opts *opts,
 	if (comm == NULL || (opts != NULL &&
 			     (unsigned int)opts->priority > HC_PRIO_BULK))
 		return -HC_ERR_INVAL;
+	if (mode == REQ_BLOCKING && sim_cannot_wait(hc_comm_ctx(comm)))
+		return -HC_ERR_INVAL;
 	*req = calloc(1, sizeof(**req));
 	return *req == NULL ? -HC_ERR_NOMEM : 0;
 }
 
 /* Queue a prepared request to the engine, or free it if rc says the
- * preparation failed. */
+ * preparation failed; a blocking one is then waited for (and freed),
+ * *out staying NULL. */
 static int
 request_queue(struct hc_comm *comm, struct hc_request *req, int rc,
-	      const struct hc_op_opts *opts, struct hc_request **out)
+	      const struct hc_op_opts *opts, enum req_mode mode,
+	      struct hc_request **out)
 {
 	struct hc_ctx *ctx = hc_comm_ctx(comm);
 
@@ -69,6 +96,8 @@ request_queue(struct hc_comm *comm, struct hc_request *req, int rc,
 	req->state = HC_REQ_QUEUED;
 	cds_wfcq_node_init(&req->qnode);
 	cds_wfcq_enqueue(&ctx->qhead, &ctx->qtail, &req->qnode);
+	if (mode == REQ_BLOCKING)
+		return hc_wait(req);
 	*out = req;
 	return 0;
 }
@@ -77,10 +106,11 @@ request_queue(struct hc_comm *comm, struct hc_request *req, int rc,
 static int
 submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
        void *recvbuf, uint64_t count, enum hc_dtype dtype, enum hc_op op,
-       int root, const struct hc_op_opts *opts, struct hc_request **out)
+       int root, const struct hc_op_opts *opts, enum req_mode mode,
+       struct hc_request **out)
 {
 	struct hc_request *req;
-	int rc = request_new(comm, opts, out, &req);
+	int rc = request_new(comm, opts, mode, out, &req);
 
 	if (rc != 0)
 		return rc;
@@ -89,7 +119,7 @@ submit(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
 	else
 		rc = hc_coll_prepare(comm, &req->op, kind, sendbuf, recvbuf,
 				     count, dtype, op, (uint32_t)root);
-	return request_queue(comm, req, rc, opts, out);
+	return request_queue(comm, req, rc, opts, mode, out);
 }
 
 /* submit() for the v-variants. */
@@ -97,31 +127,32 @@ static int
 submit_v(struct hc_comm *comm, enum hc_coll_kind kind, const void *sendbuf,
 	 void *recvbuf, const uint64_t *counts, const uint64_t *displs,
 	 enum hc_dtype dtype, enum hc_op op, const struct hc_op_opts *opts,
-	 struct hc_request **out)
+	 enum req_mode mode, struct hc_request **out)
 {
 	struct hc_request *req;
-	int rc = request_new(comm, opts, out, &req);
+	int rc = request_new(comm, opts, mode, out, &req);
 
 	if (rc != 0)
 		return rc;
 	rc = hc_coll_prepare_v(comm, &req->op, kind, sendbuf, recvbuf, counts,
 			       displs, dtype, op);
-	return request_queue(comm, req, rc, opts, out);
+	return request_queue(comm, req, rc, opts, mode, out);
 }
 
 /* Queue a send or receive. */
 static int
 submit_p2p(struct hc_comm *comm, enum hc_coll_kind kind, void *buf,
 	   uint64_t count, enum hc_dtype dtype, int peer,
-	   const struct hc_op_opts *opts, struct hc_request **out)
+	   const struct hc_op_opts *opts, enum req_mode mode,
+	   struct hc_request **out)
 {
 	struct hc_request *req;
-	int rc = request_new(comm, opts, out, &req);
+	int rc = request_new(comm, opts, mode, out, &req);
 
 	if (rc != 0)
 		return rc;
 	rc = hc_p2p_prepare(comm, &req->op, kind, buf, count, dtype, peer);
-	return request_queue(comm, req, rc, opts, out);
+	return request_queue(comm, req, rc, opts, mode, out);
 }
 
 int
@@ -130,7 +161,7 @@ hc_isend(struct hc_comm *comm, const void *buf, uint64_t count,
 	 struct hc_request **req)
 {
 	return submit_p2p(comm, HC_COLL_SEND, (void *)(uintptr_t)buf, count,
-			  dtype, peer, opts, req);
+			  dtype, peer, opts, REQ_ASYNC, req);
 }
 
 int
@@ -138,7 +169,7 @@ hc_irecv(struct hc_comm *comm, void *buf, uint64_t count, enum hc_dtype dtype,
 	 int peer, const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit_p2p(comm, HC_COLL_RECV, buf, count, dtype, peer, opts,
-			  req);
+			  REQ_ASYNC, req);
 }
 
 int
@@ -148,7 +179,7 @@ hc_ireduce_scatterv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		    struct hc_request **req)
 {
 	return submit_v(comm, HC_COLL_REDUCE_SCATTERV, sendbuf, recvbuf,
-			recvcounts, NULL, dtype, op, opts, req);
+			recvcounts, NULL, dtype, op, opts, REQ_ASYNC, req);
 }
 
 int
@@ -158,7 +189,7 @@ hc_iallgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	       struct hc_request **req)
 {
 	return submit_v(comm, HC_COLL_ALLGATHERV, sendbuf, recvbuf, recvcounts,
-			displs, dtype, HC_OP_SUM, opts, req);
+			displs, dtype, HC_OP_SUM, opts, REQ_ASYNC, req);
 }
 
 int
@@ -167,7 +198,7 @@ hc_iallreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	      const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit(comm, HC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype,
-		      op, 0, opts, req);
+		      op, 0, opts, REQ_ASYNC, req);
 }
 
 int
@@ -176,7 +207,7 @@ hc_ireduce_scatter(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		   const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit(comm, HC_COLL_REDUCE_SCATTER, sendbuf, recvbuf,
-		      recvcount, dtype, op, 0, opts, req);
+		      recvcount, dtype, op, 0, opts, REQ_ASYNC, req);
 }
 
 int
@@ -185,7 +216,7 @@ hc_iallgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	      const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit(comm, HC_COLL_ALLGATHER, sendbuf, recvbuf, sendcount,
-		      dtype, HC_OP_SUM, 0, opts, req);
+		      dtype, HC_OP_SUM, 0, opts, REQ_ASYNC, req);
 }
 
 int
@@ -193,7 +224,7 @@ hc_ibarrier(struct hc_comm *comm, const struct hc_op_opts *opts,
 	    struct hc_request **req)
 {
 	return submit(comm, HC_COLL_BARRIER, NULL, NULL, 0, HC_DTYPE_INT8,
-		      HC_OP_SUM, 0, opts, req);
+		      HC_OP_SUM, 0, opts, REQ_ASYNC, req);
 }
 
 int
@@ -202,7 +233,7 @@ hc_ibroadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	      const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit(comm, HC_COLL_BROADCAST, sendbuf, recvbuf, count, dtype,
-		      HC_OP_SUM, root, opts, req);
+		      HC_OP_SUM, root, opts, REQ_ASYNC, req);
 }
 
 int
@@ -211,7 +242,7 @@ hc_ireduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	   const struct hc_op_opts *opts, struct hc_request **req)
 {
 	return submit(comm, HC_COLL_REDUCE, sendbuf, recvbuf, count, dtype, op,
-		      root, opts, req);
+		      root, opts, REQ_ASYNC, req);
 }
 
 int
@@ -233,18 +264,6 @@ hc_test(struct hc_request *req, int *done)
 	rc = req->status;
 	free(req);
 	return rc;
-}
-
-/* A simulated rank cannot wait: its virtual time moves only when the
- * runner steps every rank (simrun.h), so a wait would spin forever. */
-static int
-sim_cannot_wait(struct hc_ctx *ctx)
-{
-	if (ctx->sim == NULL)
-		return 0;
-	HC_LOG(ERR, CORE, "rank %u is simulated: use hc_test with the "
-	       "runner, not a waiting call", ctx->rank);
-	return 1;
 }
 
 int
@@ -296,25 +315,16 @@ hc_wait_all(struct hc_request **reqs, size_t n, int *statuses)
 	return first;
 }
 
-/* The blocking forms: submit, then wait; not on a simulated rank. */
-static int
-blocking_ok(struct hc_comm *comm)
-{
-	return comm != NULL && sim_cannot_wait(hc_comm_ctx(comm)) ?
-	       -HC_ERR_INVAL : 0;
-}
-
+/* The blocking forms: the hc_i* form's request, made with REQ_BLOCKING
+ * (refused on a simulated rank, waited for otherwise). */
 int
 hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	     uint64_t count, enum hc_dtype dtype, enum hc_op op)
 {
 	struct hc_request *req;
-	int rc = blocking_ok(comm);
 
-	if (rc == 0)
-		rc = hc_iallreduce(comm, sendbuf, recvbuf, count, dtype, op, NULL,
-				   &req);
-	return rc != 0 ? rc : hc_wait(req);
+	return submit(comm, HC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dtype,
+		      op, 0, NULL, REQ_BLOCKING, &req);
 }
 
 int
@@ -322,12 +332,9 @@ hc_reduce_scatter(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		  uint64_t recvcount, enum hc_dtype dtype, enum hc_op op)
 {
 	struct hc_request *req;
-	int rc = blocking_ok(comm);
 
-	if (rc == 0)
-		rc = hc_ireduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype,
-					op, NULL, &req);
-	return rc != 0 ? rc : hc_wait(req);
+	return submit(comm, HC_COLL_REDUCE_SCATTER, sendbuf, recvbuf,
+		      recvcount, dtype, op, 0, NULL, REQ_BLOCKING, &req);
 }
 
 int
@@ -335,12 +342,9 @@ hc_allgather(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	     uint64_t sendcount, enum hc_dtype dtype)
 {
 	struct hc_request *req;
-	int rc = blocking_ok(comm);
 
-	if (rc == 0)
-		rc = hc_iallgather(comm, sendbuf, recvbuf, sendcount, dtype, NULL,
-				   &req);
-	return rc != 0 ? rc : hc_wait(req);
+	return submit(comm, HC_COLL_ALLGATHER, sendbuf, recvbuf, sendcount,
+		      dtype, HC_OP_SUM, 0, NULL, REQ_BLOCKING, &req);
 }
 
 int
@@ -349,10 +353,9 @@ hc_reduce_scatterv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		   enum hc_op op)
 {
 	struct hc_request *req;
-	int rc = hc_ireduce_scatterv(comm, sendbuf, recvbuf, recvcounts, dtype,
-				     op, NULL, &req);
 
-	return rc != 0 ? rc : hc_wait(req);
+	return submit_v(comm, HC_COLL_REDUCE_SCATTERV, sendbuf, recvbuf,
+			recvcounts, NULL, dtype, op, NULL, REQ_BLOCKING, &req);
 }
 
 int
@@ -361,10 +364,9 @@ hc_allgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	      enum hc_dtype dtype)
 {
 	struct hc_request *req;
-	int rc = hc_iallgatherv(comm, sendbuf, recvbuf, recvcounts, displs,
-				dtype, NULL, &req);
 
-	return rc != 0 ? rc : hc_wait(req);
+	return submit_v(comm, HC_COLL_ALLGATHERV, sendbuf, recvbuf, recvcounts,
+			displs, dtype, HC_OP_SUM, NULL, REQ_BLOCKING, &req);
 }
 
 int
@@ -372,9 +374,9 @@ hc_send(struct hc_comm *comm, const void *buf, uint64_t count,
 	enum hc_dtype dtype, int peer)
 {
 	struct hc_request *req;
-	int rc = hc_isend(comm, buf, count, dtype, peer, NULL, &req);
 
-	return rc != 0 ? rc : hc_wait(req);
+	return submit_p2p(comm, HC_COLL_SEND, (void *)(uintptr_t)buf, count,
+			  dtype, peer, NULL, REQ_BLOCKING, &req);
 }
 
 int
@@ -382,20 +384,18 @@ hc_recv(struct hc_comm *comm, void *buf, uint64_t count, enum hc_dtype dtype,
 	int peer)
 {
 	struct hc_request *req;
-	int rc = hc_irecv(comm, buf, count, dtype, peer, NULL, &req);
 
-	return rc != 0 ? rc : hc_wait(req);
+	return submit_p2p(comm, HC_COLL_RECV, buf, count, dtype, peer, NULL,
+			  REQ_BLOCKING, &req);
 }
 
 int
 hc_barrier(struct hc_comm *comm)
 {
 	struct hc_request *req;
-	int rc = blocking_ok(comm);
 
-	if (rc == 0)
-		rc = hc_ibarrier(comm, NULL, &req);
-	return rc != 0 ? rc : hc_wait(req);
+	return submit(comm, HC_COLL_BARRIER, NULL, NULL, 0, HC_DTYPE_INT8,
+		      HC_OP_SUM, 0, NULL, REQ_BLOCKING, &req);
 }
 
 int
@@ -403,12 +403,9 @@ hc_broadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	     uint64_t count, enum hc_dtype dtype, int root)
 {
 	struct hc_request *req;
-	int rc = blocking_ok(comm);
 
-	if (rc == 0)
-		rc = hc_ibroadcast(comm, sendbuf, recvbuf, count, dtype, root, NULL,
-				   &req);
-	return rc != 0 ? rc : hc_wait(req);
+	return submit(comm, HC_COLL_BROADCAST, sendbuf, recvbuf, count, dtype,
+		      HC_OP_SUM, root, NULL, REQ_BLOCKING, &req);
 }
 
 int
@@ -416,12 +413,9 @@ hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	  uint64_t count, enum hc_dtype dtype, enum hc_op op, int root)
 {
 	struct hc_request *req;
-	int rc = blocking_ok(comm);
 
-	if (rc == 0)
-		rc = hc_ireduce(comm, sendbuf, recvbuf, count, dtype, op, root,
-				NULL, &req);
-	return rc != 0 ? rc : hc_wait(req);
+	return submit(comm, HC_COLL_REDUCE, sendbuf, recvbuf, count, dtype, op,
+		      root, NULL, REQ_BLOCKING, &req);
 }
 
 /* Members of color in parent, ordered by (key, parent rank), as MPI. */

@@ -126,84 +126,48 @@ hc_simrun_wait(struct hc_simrun *run, struct hc_request **req, int *status,
 	return 0;
 }
 
-/* hc_tune_measure (probe.c) on every simulated rank at once: each probe
- * collective is submitted on every rank at one virtual time and the runner
- * steps them all; a rank's all-gather time runs from that submission to
- * its own completion. */
+/* Whether every rank's tuner probes are done. */
 static int
-sim_tune_measure(struct hc_simrun *run, uint64_t limit_ns)
+probes_done(void *arg)
 {
-	uint32_t n = run->ranks, r, i;
-	uint64_t t0 = hc_sim_now(run->sim), *best = NULL;
-	struct hc_request **req = NULL;
-	uint64_t *done_ns = NULL;
-	int *status = NULL;
-	double *mine = NULL, *all = NULL;
-	uint8_t *buf = NULL;
-	int rc = 0;
+	struct hc_simrun *run = arg;
+	uint32_t r;
+	int status;
 
-	if (n == 1)
-		return 0;
-	req = calloc(n, sizeof(*req));
-	status = calloc(n, sizeof(*status));
-	done_ns = calloc(n, sizeof(*done_ns));
-	best = malloc(n * sizeof(*best));
-	mine = calloc(2 * (size_t)n, sizeof(*mine));
-	all = calloc(2 * (size_t)n * n, sizeof(*all));
-	buf = calloc(n + 1, HC_TUNE_PROBE_BYTES);
-	if (req == NULL || status == NULL || done_ns == NULL || best == NULL ||
-	    mine == NULL || all == NULL || buf == NULL) {
-		rc = -HC_ERR_NOMEM;
-		goto out;
+	for (r = 0; r < run->ranks; r++)
+		if (!hc_probe_done(run->ctx[r], &status))
+			return 0;
+	return 1;
+}
+
+/* The tuner's probes of hc_init (probe.c) on every simulated rank: the
+ * same state machine, started on every rank at one virtual time and
+ * stepped by each rank's engine steps while the runner moves the network.
+ * The probe all-gathers of every rank share one buffer: only their timing
+ * counts. */
+static int
+sim_tune(struct hc_simrun *run, uint64_t limit_ns)
+{
+	uint32_t n = run->ranks, r;
+	uint8_t *scratch = calloc(n + 1, HC_TUNE_PROBE_BYTES);
+	int rc = scratch == NULL ? -HC_ERR_NOMEM : 0, status;
+
+	for (r = 0; r < n && rc == 0; r++) {
+		rc = hc_probe_start(run->ctx[r], scratch);
+		/* Starting is work for the rank's next step. */
+		run->active[r] = 1;
 	}
-	for (r = 0; r < n; r++)
-		best[r] = UINT64_MAX;
-	for (i = 0; i < HC_TUNE_PROBE_BARRIERS + HC_TUNE_PROBE_GATHERS + 1 &&
-		    rc == 0; i++) {
-		int gather = i >= HC_TUNE_PROBE_BARRIERS, last = i ==
-			HC_TUNE_PROBE_BARRIERS + HC_TUNE_PROBE_GATHERS;
-		uint64_t t = hc_sim_now(run->sim);
-
-		if (last)
-			for (r = 0; r < n; r++) {
-				mine[2 * r] = hc_tune_alpha_here(run->ctx[r]);
-				mine[2 * r + 1] = hc_tune_beta_here(n, best[r],
-								mine[2 * r]);
-			}
-		for (r = 0; r < n && rc == 0; r++) {
-			struct hc_comm *comm = &run->ctx[r]->tuner;
-
-			/* The probe all-gathers of every rank share one
-			 * buffer: only their timing counts. */
-			rc = last ? hc_iallgather(comm, mine + 2 * r,
-					all + 2 * (size_t)n * r, 2,
-					HC_DTYPE_FLOAT64, NULL, &req[r]) :
-			     gather ? hc_iallgather(comm, buf +
-					(uint64_t)n * HC_TUNE_PROBE_BYTES, buf,
-					HC_TUNE_PROBE_BYTES, HC_DTYPE_UINT8,
-					NULL, &req[r]) :
-			     hc_ibarrier(comm, NULL, &req[r]);
-		}
-		if (rc == 0)
-			rc = hc_simrun_wait(run, req, status, done_ns,
-					    limit_ns);
-		for (r = 0; gather && !last && rc == 0 && r < n; r++)
-			best[r] = RTE_MIN(best[r], done_ns[r] - t);
-	}
+	if (rc == 0)
+		rc = hc_simrun_until(run, probes_done, run, limit_ns);
 	for (r = 0; r < n && rc == 0; r++)
-		rc = hc_tune_agree(run->ctx[r], mine + 2 * r,
-				   all + 2 * (size_t)n * r, hc_sim_now(run->sim) - t0);
-out:
+		if (hc_probe_done(run->ctx[r], &status) && status != 0)
+			rc = status;
+	for (r = 0; r < n; r++)
+		hc_probe_end(run->ctx[r]);
 	if (rc != 0)
 		HC_LOG(ERR, CORE, "sim: tuner probes failed: %s",
 		       hc_strerror(rc));
-	free(req);
-	free(status);
-	free(done_ns);
-	free(best);
-	free(mine);
-	free(all);
-	free(buf);
+	free(scratch);
 	return rc;
 }
 
@@ -274,7 +238,7 @@ hc_simrun_create(const struct hc_simrun_conf *conf, struct hc_simrun **out)
 		rc = -HC_ERR_INIT_TIMEOUT;
 	}
 	if (rc == 0 && !conf->no_tune)
-		rc = sim_tune_measure(run, cfg->init_timeout_ms * HC_NS_PER_MS);
+		rc = sim_tune(run, cfg->init_timeout_ms * HC_NS_PER_MS);
 	if (rc != 0)
 		goto fail;
 	*out = run;

@@ -98,15 +98,16 @@ struct hc_simrun {
  * Create the network and every rank, then step until every rank's HELLO
  * exchange with every peer is complete (hct_established), within the
  * config's init_timeout_ms of virtual time; then, unless conf->no_tune,
- * run the tuner's probes of hc_init (hc_tune_measure in probe.c: barriers
+ * run the tuner's probes of hc_init (hc_probe_start in engine.h: barriers
  * for alpha, timed all-gathers for beta, agreement on the medians) on
  * every rank at once, on the tuner communicator, so that the world's
  * sequence starts at 0 and the all-reduce's auto selection uses alpha and
  * beta measured on this network (hc_comm_tuner_info prints them).
  * @return 0, -HC_ERR_INVAL (conf or out NULL, world_size differs from
  *         net.hosts, bad network), -HC_ERR_NOMEM, -HC_ERR_INIT_TIMEOUT,
- *         a probe collective's error (its limit: init_timeout_ms of
- *         virtual time each), or a rank's bring-up error.
+ *         a probe collective's error (-HC_ERR_TIMEOUT: the probes
+ *         of every rank not done within init_timeout_ms of virtual
+ *         time), or a rank's bring-up error.
  */
 int hc_simrun_create(const struct hc_simrun_conf *conf,
 		     struct hc_simrun **out);

@@ -1066,6 +1066,66 @@ test_no_wait(void)
 	hc_simrun_destroy(run);
 }
 
+/* hc_reduce_scatterv, hc_allgatherv, hc_send and hc_recv refuse on a
+ * simulated rank like every blocking call, before anything is queued:
+ * no request left in the submission queue or in flight, no sequence
+ * number taken (issue 8: they used to queue the request and return with
+ * it in flight, leaked). The world and the point-to-point channel 0 -> 1
+ * then still work: a 2-rank all-reduce and a send/receive through the
+ * hc_i* forms come out right. */
+static void
+test_no_wait_v_p2p(void)
+{
+	struct hc_simrun_conf rc = {
+		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = 2,
+			 .host_link = link_conf() },
+		.seed = 5,
+	};
+	const uint64_t counts[2] = { 2, 2 }, displs[2] = { 0, 2 };
+	int32_t in[2][4], out[2][4], msg[4] = { 7, 8, 9, 10 }, got[4] = { 0 };
+	struct hc_request *req[2];
+	int status[2] = { -1, -1 };
+	struct hc_simrun *run;
+	struct hc_comm *w0;
+	struct hc_ctx *c0;
+	uint32_t r, i;
+
+	CU_ASSERT_FATAL(hc_simrun_create(&rc, &run) == 0);
+	c0 = run->ctx[0];
+	w0 = hc_comm_world(c0);
+	for (r = 0; r < 2; r++)
+		for (i = 0; i < 4; i++)
+			in[r][i] = (int32_t)(r * 10 + i);
+	CU_ASSERT(hc_reduce_scatterv(w0, in[0], out[0], counts,
+				     HC_DTYPE_INT32, HC_OP_SUM) ==
+		  -HC_ERR_INVAL);
+	CU_ASSERT(cds_wfcq_empty(&c0->qhead, &c0->qtail));
+	CU_ASSERT(hc_allgatherv(w0, in[0], out[0], counts, displs,
+				HC_DTYPE_INT32) == -HC_ERR_INVAL);
+	CU_ASSERT(cds_wfcq_empty(&c0->qhead, &c0->qtail));
+	CU_ASSERT(hc_send(w0, msg, 4, HC_DTYPE_INT32, 1) == -HC_ERR_INVAL);
+	CU_ASSERT(cds_wfcq_empty(&c0->qhead, &c0->qtail));
+	CU_ASSERT(hc_recv(w0, got, 4, HC_DTYPE_INT32, 1) == -HC_ERR_INVAL);
+	CU_ASSERT(cds_wfcq_empty(&c0->qhead, &c0->qtail));
+	CU_ASSERT(w0->next_seq == 0);
+	for (r = 0; r < 2; r++)
+		CU_ASSERT(hc_iallreduce(hc_comm_world(run->ctx[r]), in[r],
+					out[r], 4, HC_DTYPE_INT32, HC_OP_SUM,
+					NULL, &req[r]) == 0);
+	CU_ASSERT(hc_simrun_wait(run, req, status, NULL, HC_NS_PER_S) == 0);
+	for (i = 0; i < 4; i++)
+		CU_ASSERT(out[0][i] == (int32_t)(10 + 2 * i) &&
+			  out[1][i] == (int32_t)(10 + 2 * i));
+	status[0] = status[1] = -1;
+	CU_ASSERT(hc_isend(w0, msg, 4, HC_DTYPE_INT32, 1, NULL, &req[0]) == 0);
+	CU_ASSERT(hc_irecv(hc_comm_world(run->ctx[1]), got, 4, HC_DTYPE_INT32,
+			   0, NULL, &req[1]) == 0);
+	CU_ASSERT(hc_simrun_wait(run, req, status, NULL, HC_NS_PER_S) == 0);
+	CU_ASSERT(memcmp(got, msg, sizeof(msg)) == 0);
+	CU_ASSERT(TAILQ_EMPTY(&c0->inflight));
+	hc_simrun_destroy(run);
+}
+
 /* ---- main ------------------------------------------------------------- */
 
 static CU_TestInfo fault_tests[] = {
@@ -1115,6 +1175,8 @@ static CU_TestInfo stack_tests[] = {
 	{ "n=2..64 loss 20%", test_loss_20 },
 	{ "determinism: one seed, one run", test_determinism },
 	{ "hc_wait refuses, hc_test completes (two-tier)", test_no_wait },
+	{ "blocking v-variants, send and receive refuse, nothing in flight",
+	  test_no_wait_v_p2p },
 	CU_TEST_INFO_NULL,
 };
 
