@@ -9,6 +9,7 @@
 #include <rte_mbuf.h>
 
 #include "coll.h"
+#include "data.h"
 #include "log.h"
 #include "psn.h"
 
@@ -671,15 +672,9 @@ send_signatures(struct hc_coll_op *op, int all)
 	for (k = 1; k < n; k++) {
 		struct hct_msg *msg = &op->ctl[i++];
 
-		msg->src = (const uint8_t *)&op->sig_wire;
-		msg->len = sizeof(op->sig_wire);
-		msg->owner = op;
-		msg->desc.comm_id = comm->id;
-		msg->desc.coll_seq = op->seq;
-		msg->desc.sig = op->sig;
-		msg->desc.step = HC_STEP_SIG;
-		msg->desc.length = sizeof(op->sig_wire);
-		msg->cls = op->cls;
+		hc_data_fill(msg, op, HC_STEP_SIG,
+			     (const uint8_t *)&op->sig_wire,
+			     sizeof(op->sig_wire), 0);
 		op->ctl_left++;
 		rc = hct_send(comm->coll->hct, comm->world[(comm->rank + k) % n],
 			      msg);
@@ -693,11 +688,12 @@ send_signatures(struct hc_coll_op *op, int all)
 	return 0;
 }
 
-/* Tell every other rank that collective seq failed with err, once per
+/* Tell every other rank that collective op failed with err, once per
  * communicator (it accepts no work after a failure). */
 static void
-broadcast_abort(struct hc_comm *comm, uint32_t seq, int err)
+broadcast_abort(struct hc_coll_op *op, int err)
 {
+	struct hc_comm *comm = op->comm;
 	uint32_t k;
 
 	if (comm->aborted)
@@ -709,14 +705,15 @@ broadcast_abort(struct hc_comm *comm, uint32_t seq, int err)
 
 		if (k == comm->rank)
 			continue;
-		msg->src = (const uint8_t *)&comm->abort_wire;
-		msg->len = sizeof(comm->abort_wire);
+		hc_data_fill(msg, op, HC_STEP_ABORT,
+			     (const uint8_t *)&comm->abort_wire,
+			     sizeof(comm->abort_wire), 0);
+		/* The communicator's, not op's: it outlives op, and
+		 * goes ahead of all queued data. No signature: the
+		 * receiver reads none on an ABORT. */
 		msg->owner = NULL;
-		msg->desc.comm_id = comm->id;
-		msg->desc.coll_seq = seq;
-		msg->desc.step = HC_STEP_ABORT;
-		msg->desc.length = sizeof(comm->abort_wire);
-		msg->cls = HCT_CLASS_CONTROL; /* ahead of all queued data */
+		msg->cls = HCT_CLASS_CONTROL;
+		msg->desc.sig = 0;
 		hct_send(comm->coll->hct, comm->world[k], msg);
 	}
 }
@@ -760,7 +757,7 @@ op_start(struct hc_coll_op *op)
 		       op->dtype, op->op, op->root);
 		op->status = -HC_ERR_INTERNAL;
 		comm_fail(comm, op->status, UINT32_MAX);
-		broadcast_abort(comm, op->seq, op->status);
+		broadcast_abort(op, op->status);
 		return;
 	}
 	if (op->total == 0 && comm->size == 1) {
@@ -975,7 +972,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 		       "arguments (signature %08x, ours %08x)", op->seq, src,
 		       d->sig, op->sig);
 		hc_coll_op_fail(op, -HC_ERR_MISMATCH);
-		broadcast_abort(comm, op->seq, -HC_ERR_MISMATCH);
+		broadcast_abort(op, -HC_ERR_MISMATCH);
 		return HCT_RX_CONSUMED;
 	}
 	if (d->step == HC_STEP_SIG) {
