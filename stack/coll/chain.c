@@ -13,10 +13,10 @@
  * Each slice is one message at step 0; the payload offset says which.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "coll.h"
 #include "coll_sched.h"
+#include "data.h"
 #include "log.h"
 
 struct chain {
@@ -61,16 +61,8 @@ send_slice(struct hc_coll_op *op, uint32_t k)
 		g->s.send_left--;
 		return;
 	}
-	msg->src = wire_buf(op) + first * es;
-	msg->len = len * es;
-	msg->owner = op;
-	msg->cls = op->cls;
-	msg->desc.comm_id = op->comm->id;
-	msg->desc.coll_seq = op->seq;
-	msg->desc.sig = op->sig;
-	msg->desc.step = 0;
-	msg->desc.offset = first * es;
-	msg->desc.length = (uint32_t)msg->len;
+	hc_data_fill(msg, op, 0, wire_buf(op) + first * es, len * es,
+		     first * es);
 	rc = hct_send(op->comm->coll->hct, g->next, msg);
 	if (rc != 0)
 		hc_coll_op_fail(op, rc);
@@ -101,6 +93,14 @@ slice_arrived(struct hc_coll_op *op, uint32_t k)
 	finish_slice(op, k);
 	if (g->sends)
 		send_slice(op, k);
+}
+
+/* hc_rx_done_fn: slice `unit` got all its bytes. */
+static void
+unit_done(struct hc_coll_op *op, uint64_t unit)
+{
+	slice_arrived(op, (uint32_t)unit);
+	hc_sched_maybe_done(op);
 }
 
 static int
@@ -149,39 +149,31 @@ chain_start(struct hc_coll_op *op)
 	return 0;
 }
 
+/* The unit a DATA packet names: from the previous rank in the line, at
+ * step 0, the slice its first element falls in. */
 static enum hct_rx_verdict
 chain_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 	   const uint8_t *payload)
 {
 	struct chain *g = op->algo_state;
-	struct hc_coll_stats *st = &op->comm->coll->stats;
-	uint32_t es = wire_size(op), k;
-	uint64_t first, len, e;
+	uint64_t first, len;
+	struct hc_rx_unit u;
+	uint32_t k;
 
+	u.es = wire_size(op);
 	if (!g->receives || src != g->prev || d->step != 0 ||
-	    d->length == 0 || d->offset % es != 0 || d->length % es != 0 ||
-	    d->offset / es >= op->total) {
-		st->bad_data++;
-		return HCT_RX_CONSUMED;
-	}
-	e = d->offset / es;
-	k = hc_ring_slice_of(&g->plan, 0, e);
+	    d->offset / u.es >= op->total)
+		return hc_data_accept(op, NULL, d, payload);
+	k = hc_ring_slice_of(&g->plan, 0, d->offset / u.es);
 	hc_ring_span(&g->plan, 0, k, &first, &len);
-	if (e + d->length / es > first + len ||
-	    g->s.got[k] + d->length > len * es) {
-		st->bad_data++;
-		return HCT_RX_CONSUMED;
-	}
-	if (is_bcast(op))
-		memcpy(op->recv + d->offset, payload, d->length);
-	else
-		op->reduce(op->work + d->offset, payload, d->length / es);
-	g->s.got[k] += d->length;
-	if (g->s.got[k] == len * es) {
-		slice_arrived(op, k);
-		hc_sched_maybe_done(op);
-	}
-	return HCT_RX_CONSUMED;
+	u.dst = wire_buf(op) + first * u.es;
+	u.first = first * u.es;
+	u.len = len * u.es;
+	u.got = &g->s.got[k];
+	u.reduce = !is_bcast(op);
+	u.done = unit_done;
+	u.id = k;
+	return hc_data_accept(op, &u, d, payload);
 }
 
 const struct hc_algo hc_algo_chain = {

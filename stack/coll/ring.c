@@ -18,10 +18,10 @@
  * phase.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "coll.h"
 #include "coll_sched.h"
+#include "data.h"
 #include "log.h"
 
 struct ring {
@@ -71,17 +71,10 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 		g->s.send_left--;
 		return;
 	}
-	msg->src = reduce_phase(g, step) ? op->work + first * es :
-		   hc_coll_gather_ptr(op, (c + g->n - g->shift) % g->n, first);
-	msg->len = len * es;
-	msg->owner = op;
-	msg->cls = op->cls;
-	msg->desc.comm_id = op->comm->id;
-	msg->desc.coll_seq = op->seq;
-	msg->desc.sig = op->sig;
-	msg->desc.step = (uint16_t)step;
-	msg->desc.offset = first * es;
-	msg->desc.length = (uint32_t)RTE_MIN(msg->len, (uint64_t)UINT32_MAX);
+	hc_data_fill(msg, op, (uint16_t)step, reduce_phase(g, step) ?
+		     op->work + first * es :
+		     hc_coll_gather_ptr(op, (c + g->n - g->shift) % g->n, first),
+		     len * es, first * es);
 	rc = hct_send(op->comm->coll->hct, g->right, msg);
 	if (rc != 0)
 		hc_coll_op_fail(op, rc);
@@ -116,6 +109,17 @@ step_complete(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 		finish_owned(op, slice);
 	if (step + 1 < g->j1)
 		send_step(op, step + 1, slice);
+}
+
+/* hc_rx_done_fn: unit idx(step, slice) got all its bytes. */
+static void
+unit_done(struct hc_coll_op *op, uint64_t unit)
+{
+	struct ring *g = op->algo_state;
+
+	step_complete(op, g->j0 + (uint32_t)(unit / g->plan.nslices),
+		      (uint32_t)(unit % g->plan.nslices));
+	hc_sched_maybe_done(op);
 }
 
 static int
@@ -187,56 +191,39 @@ ring_start(struct hc_coll_op *op)
 	return 0;
 }
 
+/* The unit a DATA packet names: from the left neighbour, a step this
+ * op runs, the slice of the step's chunk its first element falls in. */
 static enum hct_rx_verdict
 ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 	  const uint8_t *payload)
 {
 	struct ring *g = op->algo_state;
-	struct hc_coll_stats *st = &op->comm->coll->stats;
-	uint32_t n = g->n, c, b, k;
-	uint32_t es, step = d->step;
-	uint64_t first, len, e, *got;
+	uint32_t n = g->n, b, k, step = d->step;
+	uint64_t first, len, e;
+	struct hc_rx_unit u;
 
 	if (src != (op->comm->rank + n - 1) % n || step < g->j0 ||
-	    step >= g->j1 || d->length == 0) {
-		st->bad_data++;
-		return HCT_RX_CONSUMED;
-	}
-	es = reduce_phase(g, step) ? op->acc_size : op->elem_size;
-	if (d->offset % es != 0 || d->length % es != 0) {
-		st->bad_data++;
-		return HCT_RX_CONSUMED;
-	}
-	c = hc_ring_recv_chunk(n, op->comm->rank, step);
-	b = (c + n - g->shift) % n;
-	e = d->offset / es;
+	    step >= g->j1)
+		return hc_data_accept(op, NULL, d, payload);
+	u.es = reduce_phase(g, step) ? op->acc_size : op->elem_size;
+	b = (hc_ring_recv_chunk(n, op->comm->rank, step) + n - g->shift) % n;
+	e = d->offset / u.es;
 	hc_ring_span(&g->plan, b, 0, &first, &len);
-	if (e < first) {
-		st->bad_data++;
-		return HCT_RX_CONSUMED;
-	}
+	if (e < first)
+		return hc_data_accept(op, NULL, d, payload);
 	k = hc_ring_slice_of(&g->plan, b, e);
-	if (k >= g->plan.nslices) {
-		st->bad_data++;
-		return HCT_RX_CONSUMED;
-	}
+	if (k >= g->plan.nslices)
+		return hc_data_accept(op, NULL, d, payload);
 	hc_ring_span(&g->plan, b, k, &first, &len);
-	got = &g->s.got[idx(g, step, k)];
-	if (e < first || e + d->length / es > first + len ||
-	    *got + d->length > len * es) {
-		st->bad_data++;
-		return HCT_RX_CONSUMED;
-	}
-	if (reduce_phase(g, step))
-		op->reduce(op->work + d->offset, payload, d->length / es);
-	else
-		memcpy(hc_coll_gather_ptr(op, b, e), payload, d->length);
-	*got += d->length;
-	if (*got == len * es) {
-		step_complete(op, step, k);
-		hc_sched_maybe_done(op);
-	}
-	return HCT_RX_CONSUMED;
+	u.reduce = reduce_phase(g, step);
+	u.dst = u.reduce ? op->work + first * u.es :
+		hc_coll_gather_ptr(op, b, first);
+	u.first = first * u.es;
+	u.len = len * u.es;
+	u.id = idx(g, step, k);
+	u.got = &g->s.got[u.id];
+	u.done = unit_done;
+	return hc_data_accept(op, &u, d, payload);
 }
 
 const struct hc_algo hc_algo_ring = {

@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Communicators, operation life cycle, and dispatch of transport upcalls
- * to the operation an incoming packet belongs to. */
+/*
+ * The collectives on the caller's (application) thread: what runs before
+ * the engine sees an op or a communicator. hc_coll_prepare and
+ * hc_coll_prepare_v check the arguments and the buffers' overlap, pick the
+ * all-reduce algorithm and fill the op in, touching no engine state but
+ * the communicator's atomic sequence counter and logged-size bits.
+ * hc_comm_init builds a communicator for hc_init or hc_comm_split (the
+ * engine registers it: hc_coll_add_comm, comm_engine.c); hc_coll_init,
+ * hc_coll_free, hc_coll_set_groups and hc_comm_fini run at bring-up and
+ * teardown, while the engine does not poll (hc_comm_fini also for a split
+ * communicator the engine never registered).
+ */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
 #include "coll.h"
 #include "log.h"
-#include "psn.h"
 
 int
 hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
@@ -75,16 +83,6 @@ hc_coll_set_groups(struct hc_coll *c, const uint32_t *group_of,
 	free(c->group_of);
 	c->group_of = g;
 	return 0;
-}
-
-void
-hc_coll_set_tune(struct hc_coll *c, const struct hc_tune *t)
-{
-	struct hc_comm *comm;
-
-	c->tune = *t;
-	TAILQ_FOREACH(comm, &c->comms, link)
-		comm->tune = *t;
 }
 
 const struct hc_algo *
@@ -168,13 +166,6 @@ hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 }
 
 void
-hc_coll_add_comm(struct hc_coll *c, struct hc_comm *comm)
-{
-	TAILQ_INSERT_TAIL(&c->comms, comm, link);
-	comm->registered = 1;
-}
-
-void
 hc_comm_fini(struct hc_comm *comm)
 {
 	if (comm->registered) {
@@ -208,24 +199,6 @@ hc_comm_split_id(const struct hc_comm *parent, uint32_t split, int color)
 	for (i = 0; i < sizeof(words); i++)
 		h = (h ^ b[i]) * 16777619u;
 	return h != 0 ? h : 1;
-}
-
-static struct hc_comm *
-find_comm(struct hc_coll *c, uint32_t id)
-{
-	struct hc_comm *comm;
-
-	TAILQ_FOREACH(comm, &c->comms, link)
-		if (comm->id == id)
-			return comm;
-	return NULL;
-}
-
-uint32_t
-hc_comm_rank_of(const struct hc_comm *comm, uint32_t world_rank)
-{
-	return world_rank < comm->world_size ? comm->of_world[world_rank]
-					     : UINT32_MAX;
 }
 
 /* FNV-1a (Fowler, Noll, Vo) over the arguments every rank must agree on. */
@@ -284,30 +257,6 @@ choose_algo(struct hc_comm *comm, uint64_t bytes)
 				    (double)bytes) / 1e3,
 		       comm->tune.alpha_ns / 1e3, comm->tune.beta_ns);
 	return a;
-}
-
-/* Deliver held packets of op's collective, in arrival order. */
-static void
-drain_unexpected(struct hc_coll *c, struct hc_coll_op *op)
-{
-	uint32_t i, kept = 0;
-
-	for (i = 0; i < c->unexp_len; i++) {
-		struct hc_unexpected *u = &c->unexp[i];
-
-		/* A done op still takes signatures and ABORTs (rooted
-		 * collectives: the data part may finish first). */
-		if (u->d.comm_id != op->comm->id || u->d.coll_seq != op->seq ||
-		    hc_coll_step_p2p(u->d.step) || op->status != 0 ||
-		    (op->done && u->d.step != HC_STEP_SIG &&
-		     u->d.step != HC_STEP_ABORT)) {
-			c->unexp[kept++] = *u;
-			continue;
-		}
-		hc_coll_data(c, u->src, &u->d, u->payload, NULL);
-		rte_pktmbuf_free(u->m);
-	}
-	c->unexp_len = kept;
 }
 
 static const char *const kind_names[] = {
@@ -583,444 +532,4 @@ hc_coll_prepare_v(struct hc_comm *comm, struct hc_coll_op *op,
 	op->vdispls = displs != NULL ? b + n + 1 : NULL;
 	op->algo = &hc_algo_ring;
 	return 0;
-}
-
-/* Element (of the packed buffer) where this rank's block starts. */
-static uint64_t
-own_first(const struct hc_coll_op *op)
-{
-	return op->vbounds != NULL ? op->vbounds[op->comm->rank]
-				   : op->count * op->comm->rank;
-}
-
-/* Fill op->work, the buffer the reduce-scatter phase accumulates in, and
- * put this rank's own contribution where the ring expects it. */
-static int
-prepare_buffers(struct hc_coll_op *op)
-{
-	struct hc_comm *comm = op->comm;
-	size_t es = op->elem_size;
-
-	switch (op->kind) {
-	case HC_COLL_BROADCAST:
-		if (comm->rank == op->root && op->send != op->recv)
-			memcpy(op->recv, op->send, op->count * es);
-		op->work = op->recv; /* no reduction */
-		return 0;
-	case HC_COLL_REDUCE:
-		if (comm->size == 1) {
-			if (op->send != op->recv)
-				memcpy(op->recv, op->send, op->count * es);
-			return 0;
-		}
-		break; /* a work buffer: the send buffer stays untouched */
-	case HC_COLL_ALLGATHER:
-	case HC_COLL_ALLGATHERV: {
-		uint8_t *own = hc_coll_gather_ptr(op, comm->rank,
-						  own_first(op));
-
-		if (op->count > 0 && op->send != own)
-			memcpy(own, op->send, op->count * es);
-		op->work = op->recv; /* no reduction */
-		return 0;
-	}
-	case HC_COLL_REDUCE_SCATTER:
-	case HC_COLL_REDUCE_SCATTERV:
-		if (comm->size == 1) {
-			if (op->count > 0 && op->send != op->recv)
-				memcpy(op->recv, op->send, op->count * es);
-			return 0;
-		}
-		break; /* a work buffer: the send buffer stays untouched */
-	default:
-		/* One rank: the reduction of one value is the value (AVG
-		 * divides by 1, 16-bit floats convert exactly). */
-		if (comm->size == 1 || op->acc == op->dtype) {
-			if (op->send != op->recv)
-				memcpy(op->recv, op->send, op->total * es);
-			op->work = op->recv;
-			return 0;
-		}
-		break;
-	}
-	op->work = malloc(op->total * op->acc_size);
-	if (op->work == NULL)
-		return -HC_ERR_NOMEM;
-	if (op->acc == op->dtype)
-		memcpy(op->work, op->send, op->total * es);
-	else
-		hc_reduce_to_acc(op->work, op->send, op->total, op->dtype,
-				 op->acc);
-	return 0;
-}
-
-/* Queue op's signature to its right neighbour, or to every other rank
- * when all is set (then all must answer before op is done). */
-static int
-send_signatures(struct hc_coll_op *op, int all)
-{
-	struct hc_comm *comm = op->comm;
-	uint32_t n = comm->size, k, i = 0;
-	int rc;
-
-	op->ctl = calloc(all ? n - 1 : 1, sizeof(*op->ctl));
-	if (op->ctl == NULL)
-		return -HC_ERR_NOMEM;
-	op->sig_wire = op->sig;
-	op->sig_wanted = all ? n - 1 : 0;
-	for (k = 1; k < n; k++) {
-		struct hct_msg *msg = &op->ctl[i++];
-
-		msg->src = (const uint8_t *)&op->sig_wire;
-		msg->len = sizeof(op->sig_wire);
-		msg->owner = op;
-		msg->desc.comm_id = comm->id;
-		msg->desc.coll_seq = op->seq;
-		msg->desc.sig = op->sig;
-		msg->desc.step = HC_STEP_SIG;
-		msg->desc.length = sizeof(op->sig_wire);
-		msg->cls = op->cls;
-		op->ctl_left++;
-		rc = hct_send(comm->coll->hct, comm->world[(comm->rank + k) % n],
-			      msg);
-		if (rc != 0) {
-			op->ctl_left--;
-			return rc;
-		}
-		if (!all)
-			break;
-	}
-	return 0;
-}
-
-/* Tell every other rank that collective seq failed with err, once per
- * communicator (it accepts no work after a failure). */
-static void
-broadcast_abort(struct hc_comm *comm, uint32_t seq, int err)
-{
-	uint32_t k;
-
-	if (comm->aborted)
-		return;
-	comm->aborted = 1;
-	comm->abort_wire = rte_cpu_to_be_32((uint32_t)err);
-	for (k = 0; k < comm->size; k++) {
-		struct hct_msg *msg = &comm->abort_msgs[k];
-
-		if (k == comm->rank)
-			continue;
-		msg->src = (const uint8_t *)&comm->abort_wire;
-		msg->len = sizeof(comm->abort_wire);
-		msg->owner = NULL;
-		msg->desc.comm_id = comm->id;
-		msg->desc.coll_seq = seq;
-		msg->desc.step = HC_STEP_ABORT;
-		msg->desc.length = sizeof(comm->abort_wire);
-		msg->cls = HCT_CLASS_CONTROL; /* ahead of all queued data */
-		hct_send(comm->coll->hct, comm->world[k], msg);
-	}
-}
-
-static void comm_fail(struct hc_comm *comm, int err, uint32_t lost);
-
-int
-hc_coll_op_valid(const struct hc_coll_op *op)
-{
-	int reduces = op->kind == HC_COLL_ALLREDUCE ||
-		      op->kind == HC_COLL_REDUCE_SCATTER ||
-		      op->kind == HC_COLL_REDUCE_SCATTERV ||
-		      op->kind == HC_COLL_REDUCE;
-
-	return (unsigned int)op->dtype < HC_DTYPE__MAX &&
-	       (unsigned int)op->op < HC_OP__MAX &&
-	       op->elem_size == hc_dtype_size(op->dtype) &&
-	       (unsigned int)op->acc < HC_DTYPE__MAX &&
-	       op->acc_size == hc_dtype_size(op->acc) &&
-	       (!reduces || op->total == 0 || op->reduce != NULL) &&
-	       op->root < op->comm->size && op->algo != NULL;
-}
-
-/* Start op (its turn in sequence order has come). */
-static void
-op_start(struct hc_coll_op *op)
-{
-	struct hc_comm *comm = op->comm;
-	int rc;
-
-	comm->start_seq++;
-	if (comm->error != 0) {
-		op->status = -HC_ERR_ABORTED;
-		return;
-	}
-	if (!hc_coll_op_valid(op)) {
-		/* The peers cannot complete it without us: they learn at
-		 * once instead of at their timeout (C19). */
-		HC_LOG(ERR, COLL, "collective %u: invalid on the engine "
-		       "(kind %d, dtype %d, op %d, root %u)", op->seq, op->kind,
-		       op->dtype, op->op, op->root);
-		op->status = -HC_ERR_INTERNAL;
-		comm_fail(comm, op->status, UINT32_MAX);
-		broadcast_abort(comm, op->seq, op->status);
-		return;
-	}
-	if (op->total == 0 && comm->size == 1) {
-		op->done = 1;
-		return;
-	}
-	if (op->total == 0) {
-		/* No data to carry the signature: tell every rank, and finish
-		 * only when every rank said the same (C05, C13). */
-		TAILQ_INSERT_TAIL(&comm->active, op, link);
-		op->started = 1;
-		rc = send_signatures(op, 1);
-		if (rc != 0)
-			hc_coll_op_fail(op, rc);
-		else
-			drain_unexpected(comm->coll, op);
-		return;
-	}
-	rc = prepare_buffers(op);
-	if (rc != 0) {
-		op->status = rc;
-		return;
-	}
-	if (comm->size == 1) {
-		op->done = 1;
-		return;
-	}
-	TAILQ_INSERT_TAIL(&comm->active, op, link);
-	op->started = 1;
-	/* The signature goes first to the right neighbour: should our data
-	 * never reach it (we have less to send than it expects), it still
-	 * learns that we disagree. A rooted collective's chain has ranks
-	 * that only send (the broadcast root, the head of a reduce) and
-	 * ranks whose downstream may never join: there every rank tells
-	 * every rank, and an op completes only when all n - 1 signatures
-	 * arrived (C05, C17). Until then it can still fail: a timeout, a
-	 * mismatch or an ABORT reach an op whose data part is done. */
-	rc = send_signatures(op, op->algo == &hc_algo_chain);
-	if (rc == 0)
-		rc = op->algo->start(op);
-	if (rc != 0) {
-		hc_coll_op_fail(op, rc);
-		return;
-	}
-	drain_unexpected(comm->coll, op);
-}
-
-void
-hc_coll_submit(struct hc_coll_op *op)
-{
-	struct hc_comm *comm = op->comm;
-	struct hc_coll_op *p;
-
-	if (hc_coll_kind_p2p(op->kind)) {
-		hc_p2p_start(op);
-		return;
-	}
-	/* Keep pending sorted by sequence number (wrap-safe). */
-	TAILQ_FOREACH(p, &comm->pending, link)
-		if (hct_psn_lt(op->seq, p->seq))
-			break;
-	if (p != NULL)
-		TAILQ_INSERT_BEFORE(p, op, link);
-	else
-		TAILQ_INSERT_TAIL(&comm->pending, op, link);
-	op->pending = 1;
-	while ((p = TAILQ_FIRST(&comm->pending)) != NULL &&
-	       p->seq == comm->start_seq) {
-		TAILQ_REMOVE(&comm->pending, p, link);
-		p->pending = 0;
-		op_start(p);
-	}
-}
-
-/* The communicator failed with err: it accepts no new work, and its
- * sends and receives in flight end (with err when the lost peer is
- * theirs, else HC_ERR_ABORTED). lost: the comm rank of a lost peer, or
- * UINT32_MAX. */
-static void
-comm_fail(struct hc_comm *comm, int err, uint32_t lost)
-{
-	struct hc_coll_op *op, *next;
-
-	comm->error = err;
-	for (op = TAILQ_FIRST(&comm->p2p); op != NULL; op = next) {
-		next = TAILQ_NEXT(op, link);
-		hc_coll_op_fail(op, op->root == lost ? err : -HC_ERR_ABORTED);
-	}
-}
-
-void
-hc_coll_op_fail(struct hc_coll_op *op, int err)
-{
-	if (op->status != 0 || hc_coll_op_complete(op))
-		return;
-	op->status = err;
-	/* A failed send or receive fails itself only: the streams stay
-	 * matched by their sequence numbers. */
-	if (!hc_coll_kind_p2p(op->kind) && op->comm->error == 0)
-		comm_fail(op->comm, err, UINT32_MAX);
-	/* Queued messages point into op's buffers, which the caller gets
-	 * back now. */
-	hct_cancel_owner(op->comm->coll->hct, op);
-}
-
-void
-hc_coll_op_end(struct hc_coll_op *op)
-{
-	if (op->started) {
-		TAILQ_REMOVE(hc_coll_kind_p2p(op->kind) ? &op->comm->p2p :
-			     &op->comm->active, op, link);
-		op->started = 0;
-	}
-	if (op->pending) {
-		TAILQ_REMOVE(&op->comm->pending, op, link);
-		op->pending = 0;
-	}
-	free(op->ctl);
-	op->ctl = NULL;
-	free(op->vbounds);
-	op->vbounds = NULL;
-	op->vdispls = NULL;
-	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
-		op->algo->fini(op);
-	op->algo_state = NULL;
-	if (op->work != NULL && op->work != op->recv)
-		free(op->work);
-	op->work = NULL;
-}
-
-enum hct_rx_verdict
-hc_coll_hold(struct hc_coll *c, uint32_t src, const struct hct_data_desc *d,
-	     const uint8_t *payload, struct rte_mbuf *m)
-{
-	if (c->unexp_len == c->unexp_max)
-		return HCT_RX_REJECT;
-	c->unexp[c->unexp_len++] = (struct hc_unexpected){
-		.m = m, .src = src, .d = *d, .payload = payload };
-	c->stats.unexpected_held++;
-	return HCT_RX_HELD;
-}
-
-enum hct_rx_verdict
-hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
-	     const uint8_t *payload, struct rte_mbuf *m)
-{
-	struct hc_coll *c = ctx;
-	struct hc_comm *comm = find_comm(c, d->comm_id);
-	struct hc_coll_op *op = NULL;
-	uint32_t csrc;
-
-	if (comm != NULL && comm->error != 0) {
-		c->stats.stale_rx++;
-		return HCT_RX_CONSUMED;
-	}
-	if (comm != NULL && hc_coll_step_p2p(d->step))
-		return hc_p2p_data(c, comm, src, d, payload, m);
-	if (comm != NULL)
-		TAILQ_FOREACH(op, &comm->active, link)
-			if (op->seq == d->coll_seq)
-				break;
-	/* Not started here yet, or of a communicator this rank has not
-	 * made yet (a split finishes at different times on different
-	 * ranks): hold it. */
-	if (op == NULL && comm != NULL && d->step == HC_STEP_ABORT &&
-	    hct_psn_lt(d->coll_seq, comm->start_seq)) {
-		/* Aborted elsewhere after it finished here: whatever this
-		 * rank does next on comm cannot match the others. */
-		HC_LOG(ERR, COLL, "collective %u: rank %u aborted it after it "
-		       "completed here; communicator aborted", d->coll_seq,
-		       src);
-		TAILQ_FOREACH(op, &comm->active, link)
-			hc_coll_op_fail(op, -HC_ERR_ABORTED);
-		comm_fail(comm, -HC_ERR_ABORTED, UINT32_MAX);
-		return HCT_RX_CONSUMED;
-	}
-	if (op == NULL) {
-		if (m == NULL || (comm != NULL &&
-				  hct_psn_lt(d->coll_seq, comm->start_seq))) {
-			c->stats.stale_rx++; /* a finished collective's */
-			return HCT_RX_CONSUMED;
-		}
-		return hc_coll_hold(c, src, d, payload, m);
-	}
-	/* A done op still counts signatures: its data part may finish
-	 * before every rank's signature arrived. */
-	if (op->status != 0 || (op->done && d->step != HC_STEP_SIG &&
-				d->step != HC_STEP_ABORT)) {
-		c->stats.stale_rx++;
-		return HCT_RX_CONSUMED;
-	}
-	if (d->step == HC_STEP_ABORT) {
-		rte_be32_t wire;
-		int err;
-
-		if (d->length != sizeof(wire)) {
-			c->stats.bad_data++;
-			return HCT_RX_CONSUMED;
-		}
-		memcpy(&wire, payload, sizeof(wire));
-		err = (int32_t)rte_be_to_cpu_32(wire);
-		if (err >= 0 || err <= -HC_ERR__MAX)
-			err = -HC_ERR_ABORTED;
-		HC_LOG(ERR, COLL, "collective %u: rank %u aborted it: %s",
-		       op->seq, src, hc_strerror(err));
-		hc_coll_op_fail(op, err);
-		return HCT_RX_CONSUMED;
-	}
-	if (d->sig != op->sig) {
-		c->stats.mismatches++;
-		HC_LOG(ERR, COLL, "collective %u: rank %u called it with other "
-		       "arguments (signature %08x, ours %08x)", op->seq, src,
-		       d->sig, op->sig);
-		hc_coll_op_fail(op, -HC_ERR_MISMATCH);
-		broadcast_abort(comm, op->seq, -HC_ERR_MISMATCH);
-		return HCT_RX_CONSUMED;
-	}
-	if (d->step == HC_STEP_SIG) {
-		HC_LOG(DEBUG, COLL, "collective %u: signature from rank %u "
-		       "(%u of %u)", op->seq, src, op->sig_got + 1,
-		       op->sig_wanted);
-		if (++op->sig_got >= op->sig_wanted && op->total == 0)
-			op->done = 1;
-		return HCT_RX_CONSUMED;
-	}
-	csrc = hc_comm_rank_of(comm, src);
-	if (csrc == UINT32_MAX) {
-		c->stats.bad_data++;
-		return HCT_RX_CONSUMED;
-	}
-	return op->algo->data(op, csrc, d, payload);
-}
-
-void
-hc_coll_msg_sent(void *ctx, struct hct_msg *msg)
-{
-	struct hc_coll_op *op = msg->owner;
-
-	(void)ctx;
-	if (op == NULL)
-		return; /* an abort broadcast */
-	if (msg->desc.step == HC_STEP_SIG)
-		op->ctl_left--;
-	else if (op->status == 0 && !op->done)
-		op->algo->sent(op, msg);
-}
-
-void
-hc_coll_peer_lost(void *ctx, uint32_t rank)
-{
-	struct hc_coll *c = ctx;
-	struct hc_comm *comm;
-
-	TAILQ_FOREACH(comm, &c->comms, link) {
-		struct hc_coll_op *op;
-
-		if (hc_comm_rank_of(comm, rank) == UINT32_MAX)
-			continue;
-		comm_fail(comm, -HC_ERR_PEER_LOST, hc_comm_rank_of(comm, rank));
-		TAILQ_FOREACH(op, &comm->active, link)
-			hc_coll_op_fail(op, -HC_ERR_PEER_LOST);
-	}
 }

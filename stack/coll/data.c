@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The one DATA path of the collectives (data.h). */
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "data.h"
+
+enum hct_rx_verdict
+hc_data_accept(struct hc_coll_op *op, const struct hc_rx_unit *u,
+	       const struct hct_data_desc *d, const uint8_t *payload)
+{
+	uint64_t at;
+
+	/* at + length <= len written so that no offset from the wire can
+	 * wrap the sum around. */
+	if (u == NULL || d->length == 0 || d->offset % u->es != 0 ||
+	    d->length % u->es != 0 || d->offset < u->first ||
+	    d->offset - u->first > u->len ||
+	    d->length > u->len - (d->offset - u->first) ||
+	    *u->got + d->length > u->len) {
+		op->comm->coll->stats.bad_data++;
+		return HCT_RX_CONSUMED;
+	}
+	at = d->offset - u->first;
+	if (u->reduce)
+		op->reduce(u->dst + at, payload, d->length / u->es);
+	else
+		memcpy(u->dst + at, payload, d->length);
+	*u->got += d->length;
+	if (*u->got == u->len)
+		u->done(op, u->id);
+	return HCT_RX_CONSUMED;
+}
+
+void
+hc_data_fill(struct hct_msg *msg, struct hc_coll_op *op, uint16_t step,
+	     const uint8_t *src, uint64_t len, uint64_t offset)
+{
+	msg->src = src;
+	msg->len = len;
+	msg->owner = op;
+	msg->cls = op->cls;
+	msg->desc.comm_id = op->comm->id;
+	msg->desc.coll_seq = op->seq;
+	msg->desc.sig = op->sig;
+	msg->desc.step = step;
+	msg->desc.offset = offset;
+	msg->desc.length = (uint32_t)RTE_MIN(len, (uint64_t)UINT32_MAX);
+}
