@@ -143,20 +143,20 @@ test_valid_defaults(void)
 	CU_ASSERT_EQUAL(cfg.job_id, 7);
 	CU_ASSERT_EQUAL(cfg.world_size, 2);
 	/* defaults */
-	CU_ASSERT_EQUAL(cfg.mtu, 1500);
-	CU_ASSERT_EQUAL(cfg.udp_port, 51966);
-	CU_ASSERT_EQUAL(cfg.arp_timeout_ms, 60000);
-	CU_ASSERT_EQUAL(cfg.window_pkts, 256);
-	CU_ASSERT_EQUAL(cfg.rto_min_us, 2000);
-	CU_ASSERT_EQUAL(cfg.rto_max_us, 500000);
-	CU_ASSERT_EQUAL(cfg.bulk_min_share_pct, 5);
-	CU_ASSERT_EQUAL(cfg.tx_ring_max_bytes, 16384);
-	CU_ASSERT_EQUAL(cfg.rx_credit_bdp_pct, 150);
-	CU_ASSERT_EQUAL(cfg.bdp_bytes, 100000);
-	CU_ASSERT_EQUAL(cfg.slice_bytes, 262144);
+	CU_ASSERT_EQUAL(cfg.port.mtu, 1500);
+	CU_ASSERT_EQUAL(cfg.net.udp_port, 51966);
+	CU_ASSERT_EQUAL(cfg.net.arp_timeout_ns, 60000 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(cfg.hct.window_pkts, 256);
+	CU_ASSERT_EQUAL(cfg.hct.rto_min_ns, 2000 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.rto_max_ns, 500000 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.bulk_min_share_pct, 5);
+	CU_ASSERT_EQUAL(cfg.hct.tx_ring_max_bytes, 16384);
+	CU_ASSERT_EQUAL(cfg.hct.rx_credit_bdp_pct, 150);
+	CU_ASSERT_EQUAL(cfg.hct.bdp_bytes, 100000);
+	CU_ASSERT_EQUAL(cfg.coll.slice_bytes, 262144);
 	CU_ASSERT_EQUAL(cfg.idle, HC_IDLE_SLEEP);
-	CU_ASSERT_EQUAL(cfg.fault_seed, 1);
-	CU_ASSERT_EQUAL(cfg.fault_drop_data, 0.0);
+	CU_ASSERT_EQUAL(cfg.fault.seed, 1);
+	CU_ASSERT_EQUAL(cfg.fault.drop_data, 0.0);
 	/* ranks */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.ranks);
 	CU_ASSERT_EQUAL(cfg.ranks[0].ip, 0xc6120001);
@@ -169,7 +169,7 @@ test_valid_defaults(void)
 	/* every rank its own group; the tuner picks */
 	CU_ASSERT_EQUAL(cfg.ranks[0].group, 0);
 	CU_ASSERT_EQUAL(cfg.ranks[1].group, 1);
-	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_AUTO);
+	CU_ASSERT_EQUAL(cfg.coll.algo, HC_ALGO_AUTO);
 	hc_config_free(&cfg);
 	CU_ASSERT_PTR_NULL(cfg.ranks);
 }
@@ -188,22 +188,22 @@ test_valid_overrides(void)
 		"[engine]\nidle = busy\n"
 		"[fault]\nseed = 18446744073709551615\ndrop_data_pct = 2.5\n",
 		&cfg, log, sizeof(log)), 0);
-	CU_ASSERT_EQUAL(cfg.mtu, 9000);
-	CU_ASSERT_EQUAL(cfg.udp_port, 4791);
-	CU_ASSERT_EQUAL(cfg.window_pkts, 64);
-	CU_ASSERT_EQUAL(cfg.rto_min_us, 300);
-	CU_ASSERT_EQUAL(cfg.rto_max_us, 300);
-	CU_ASSERT_EQUAL(cfg.cc, HCT_CC_SWIFT);
-	CU_ASSERT_EQUAL(cfg.cwnd_min, 0.01);
-	CU_ASSERT_EQUAL(cfg.swift_beta, 0.5);
-	CU_ASSERT_EQUAL(cfg.reo_wnd_us, 7);
-	CU_ASSERT_EQUAL(cfg.cc_max_mdf, 0.5);
-	CU_ASSERT_EQUAL(cfg.dctcp_g, 0.0625);
+	CU_ASSERT_EQUAL(cfg.port.mtu, 9000);
+	CU_ASSERT_EQUAL(cfg.net.udp_port, 4791);
+	CU_ASSERT_EQUAL(cfg.hct.window_pkts, 64);
+	CU_ASSERT_EQUAL(cfg.hct.rto_min_ns, 300 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.rto_max_ns, 300 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.cc.algo, HCT_CC_SWIFT);
+	CU_ASSERT_EQUAL(cfg.hct.cc.min_cwnd, 0.01);
+	CU_ASSERT_EQUAL(cfg.hct.cc.beta, 0.5);
+	CU_ASSERT_EQUAL(cfg.hct.cc.reo_wnd_ns, 7 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.cc.max_mdf, 0.5);
+	CU_ASSERT_EQUAL(cfg.hct.cc.dctcp_g, 0.0625);
 	CU_ASSERT_EQUAL(cfg.idle, HC_IDLE_BUSY);
-	CU_ASSERT_EQUAL(cfg.fault_seed, UINT64_MAX);
-	CU_ASSERT_DOUBLE_EQUAL(cfg.fault_drop_data, 0.025, 1e-12);
+	CU_ASSERT_EQUAL(cfg.fault.seed, UINT64_MAX);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.fault.drop_data, 0.025, 1e-12);
 	/* untouched keys keep their defaults */
-	CU_ASSERT_EQUAL(cfg.slice_bytes, 262144);
+	CU_ASSERT_EQUAL(cfg.coll.slice_bytes, 262144);
 	hc_config_free(&cfg);
 }
 
@@ -222,8 +222,8 @@ test_env_overrides(void)
 	unsetenv("HC_FAULT_SEED");
 	unsetenv("HC_FAULT_DROP_DATA_PCT");
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_EQUAL(cfg.fault_seed, 42);
-	CU_ASSERT_DOUBLE_EQUAL(cfg.fault_drop_data, 0.125, 1e-12);
+	CU_ASSERT_EQUAL(cfg.fault.seed, 42);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.fault.drop_data, 0.125, 1e-12);
 	hc_config_free(&cfg);
 }
 
@@ -388,14 +388,14 @@ test_algo_group(void)
 				       &cfg, log, sizeof(log)), 0);
 	CU_ASSERT_EQUAL(cfg.ranks[0].group, 7);
 	CU_ASSERT_EQUAL(cfg.ranks[1].group, 65535);
-	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_HD);
+	CU_ASSERT_EQUAL(cfg.coll.algo, HC_ALGO_HD);
 	hc_config_free(&cfg);
 	setenv("HC_ALGO", "tree", 1);
 	rc = load_ini(JOB2 RANK0 RANK1 "[coll]\nalgo = hier\n", &cfg, log,
 		      sizeof(log));
 	unsetenv("HC_ALGO");
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_TREE);
+	CU_ASSERT_EQUAL(cfg.coll.algo, HC_ALGO_TREE);
 	hc_config_free(&cfg);
 	expect_error(JOB2 RANK0 RANK1 "[coll]\nalgo = fast\n",
 		     ":12: [coll] algo: 'fast' is not ring, tree, hd, hier or "
@@ -467,9 +467,9 @@ test_fault_rules(void)
 	CU_ASSERT_EQUAL_FATAL(load_ini(JOB2 RANK0 RANK1 "[fault]\n"
 		"rules = dir=tx,class=data,drop=5 | dir=rx,class=ack,drop=20\n"
 		"drop_last_once = 1\n", &cfg, log, sizeof(log)), 0);
-	CU_ASSERT_STRING_EQUAL(cfg.fault_rules,
+	CU_ASSERT_STRING_EQUAL(cfg.fault.rules,
 			       "dir=tx,class=data,drop=5 | dir=rx,class=ack,drop=20");
-	CU_ASSERT(cfg.fault_drop_last_once);
+	CU_ASSERT(cfg.fault.drop_last_once);
 	hc_config_free(&cfg);
 
 	setenv("HC_FAULT", "class=ack,dup=3", 1);
@@ -477,8 +477,8 @@ test_fault_rules(void)
 	rc = load_ini(JOB2 RANK0 RANK1 "[fault]\nrules = drop=5\n"
 		      "drop_last_once = 1\n", &cfg, log, sizeof(log));
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_STRING_EQUAL(cfg.fault_rules, "class=ack,dup=3");
-	CU_ASSERT(!cfg.fault_drop_last_once);
+	CU_ASSERT_STRING_EQUAL(cfg.fault.rules, "class=ack,dup=3");
+	CU_ASSERT(!cfg.fault.drop_last_once);
 	hc_config_free(&cfg);
 	setenv("HC_FAULT", "drop=5;dir=sideways", 1);
 	expect_error(JOB2 RANK0 RANK1, "HC_FAULT: rule 2: dir='sideways': not "
