@@ -6,6 +6,7 @@
  * (rte_openlog_stream into a memory stream) so that each error test also
  * checks the reason and the line it reports.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "hypercomm.h"
 #include "hypercomm_fault.h"
 #include "cc.h"
+#include "cfgkey.h"
 #include "config.h"
 #include "suites.h"
 #include "tune.h"
@@ -500,6 +502,172 @@ test_fault_rules(void)
 	expect_error(JOB2 RANK0 RANK1 "[fault]\ndrop_last_once = 2\n", needle);
 }
 
+/* Whether file (config/example.ini) has key name in [section], as
+ * "name = ..." or commented out as ";name = ...". */
+static int
+ini_documents(FILE *f, const char *section, const char *name)
+{
+	char line[1024], want[96];
+	size_t n = strlen(name);
+	int in = 0;
+
+	snprintf(want, sizeof(want), "[%s]", section);
+	rewind(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		const char *p = line;
+
+		if (line[0] == '[') {
+			in = strncmp(line, want, strlen(want)) == 0;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (*p == ';')
+			p++;
+		if (strncmp(p, name, n) != 0)
+			continue;
+		p += n;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/* config/example.ini documents every key of every layer's table. */
+static void
+test_example_lists_every_key(void)
+{
+	const struct hc_config_table *t;
+	unsigned int n, i, j, keys = 0;
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/config/example.ini", HC_SOURCE_ROOT);
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	t = hc_config_tables(&n);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < t[i].table->n; j++) {
+			const struct hc_cfg_key *k = &t[i].table->keys[j];
+			int ok = ini_documents(f, k->section, k->name);
+
+			CU_ASSERT(ok);
+			if (!ok)
+				fprintf(stderr, "\n  [%s] %s is not in %s\n",
+					k->section, k->name, path);
+			keys++;
+		}
+	fclose(f);
+	/* every key the loader knows: 57 in 7 sections */
+	CU_ASSERT_EQUAL(keys, 57);
+}
+
+/* Each key's default lies in its range, its range (times the unit
+ * factor) fits its field, and no key is listed twice. */
+static void
+test_tables_consistent(void)
+{
+	const struct hc_config_table *t;
+	unsigned int n, i, j, i2, j2;
+
+	t = hc_config_tables(&n);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < t[i].table->n; j++) {
+			const struct hc_cfg_key *k = &t[i].table->keys[j];
+			uint64_t mul = k->mul != 0 ? k->mul : 1;
+			uint64_t cap = k->type == HC_CFG_U16 ? UINT16_MAX :
+				       k->type == HC_CFG_U32 ? UINT32_MAX :
+				       UINT64_MAX;
+			int bad = 0;
+
+			switch (k->type) {
+			case HC_CFG_U16:
+			case HC_CFG_U32:
+			case HC_CFG_U64:
+				bad = k->min > k->max || k->max > cap / mul ||
+				      (!k->required &&
+				       (k->def < k->min || k->def > k->max));
+				break;
+			case HC_CFG_DOUBLE:
+				bad = !(k->dmin <= k->dmax) ||
+				      !(k->ddef <= k->dmax) ||
+				      (k->min_open ? !(k->ddef > k->dmin) :
+				       !(k->ddef >= k->dmin));
+				break;
+			case HC_CFG_BOOL:
+				bad = k->def > 1;
+				break;
+			case HC_CFG_ENUM:
+				bad = k->names == NULL ? k->parse == NULL ||
+				      k->choices == NULL :
+				      k->def >= k->n_names;
+				break;
+			case HC_CFG_STRING:
+				bad = k->size == 0;
+				break;
+			}
+			CU_ASSERT_FALSE(bad);
+			if (bad)
+				fprintf(stderr, "\n  [%s] %s: default, range or "
+					"field size wrong\n", k->section,
+					k->name);
+			for (i2 = 0; i2 < n; i2++)
+				for (j2 = 0; j2 < t[i2].table->n; j2++) {
+					const struct hc_cfg_key *o =
+						&t[i2].table->keys[j2];
+
+					CU_ASSERT(o == k ||
+						  strcmp(o->section,
+							 k->section) != 0 ||
+						  strcmp(o->name, k->name) != 0);
+				}
+		}
+}
+
+/* hc_addr_of_rank and hc-launch's rank_ip/rank_mac: one scheme. */
+static void
+test_addr_scheme(void)
+{
+	static const uint32_t ranks[] = { 0, 1, 248, 249, 250, 259, 1023,
+					  HC_ADDR_RANKS - 1 };
+	char cmd[8192], want[64], got[64], ipbuf[16];
+	struct rte_ether_addr mac;
+	uint32_t ip;
+	size_t i, len;
+	FILE *p;
+
+	CU_ASSERT_EQUAL(hc_addr_of_rank(HC_ADDR_RANKS, &ip, &mac),
+			-HC_ERR_INVAL);
+	CU_ASSERT_EQUAL_FATAL(hc_addr_of_rank(0, &ip, &mac), 0);
+	CU_ASSERT_EQUAL(ip, 0xc6120001u);	/* 198.18.0.1 */
+	CU_ASSERT(rte_is_valid_assigned_ether_addr(&mac));
+	/* the launcher's two one-line functions, run for each rank */
+	len = (size_t)snprintf(cmd, sizeof(cmd), "bash -c 'eval \"$(grep -E "
+			       "\"^rank_(ip|mac)\\(\\)\" %s/apps/hc-launch/"
+			       "hc-launch)\"; for r in", HC_SOURCE_ROOT);
+	for (i = 0; i < RTE_DIM(ranks); i++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " %u",
+					ranks[i]);
+	snprintf(cmd + len, sizeof(cmd) - len, "; do echo \"$(rank_ip $r) "
+		 "$(rank_mac $r)\"; done'");
+	p = popen(cmd, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	for (i = 0; i < RTE_DIM(ranks); i++) {
+		CU_ASSERT_EQUAL_FATAL(hc_addr_of_rank(ranks[i], &ip, &mac), 0);
+		snprintf(want, sizeof(want), "%s " RTE_ETHER_ADDR_PRT_FMT "\n",
+			 hc_ip_str(ip, ipbuf, sizeof(ipbuf)),
+			 RTE_ETHER_ADDR_BYTES(&mac));
+		for (len = 0; want[len] != '\0'; len++)
+			want[len] = (char)tolower((unsigned char)want[len]);
+		if (fgets(got, sizeof(got), p) == NULL)
+			got[0] = '\0';
+		CU_ASSERT_STRING_EQUAL(got, want);
+	}
+	CU_ASSERT_EQUAL(pclose(p), 0);
+}
+
 static const CU_TestInfo config_tests[] = {
 	{ "config/example.ini, tap-2.ini, tap-4.ini load", test_shipped_files },
 	{ "valid 2-rank file, defaults", test_valid_defaults },
@@ -525,6 +693,12 @@ static const CU_TestInfo config_tests[] = {
 	{ "[coll] algo, [rank.N] group, HC_ALGO", test_algo_group },
 	{ "error: [engine] idle = fast", test_bad_idle },
 	{ "error: no file, no path, not INI", test_unreadable },
+	{ "config/example.ini documents every table key",
+	  test_example_lists_every_key },
+	{ "key tables: defaults in range, ranges fit fields",
+	  test_tables_consistent },
+	{ "hc_addr_of_rank and hc-launch give the same addresses",
+	  test_addr_scheme },
 	CU_TEST_INFO_NULL,
 };
 
