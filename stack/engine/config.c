@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The cluster-file loader. It knows no key of its own beyond [job],
+ * [engine] and [rank.N]: it walks the layers' key tables (base/cfgkey.h),
+ * each filling the layer's struct inside struct hc_config, so a layer's
+ * keys, ranges and defaults live next to the code that uses them. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>

@@ -98,10 +98,10 @@ int hc_config_load(const char *path, struct hc_config *cfg);
  * The addresses of rank r in generated cluster files, the one scheme of
  * hc_config_defaults() and apps/hc-launch/hc-launch (config/example.ini
  * documents it): IPv4 198.18.(r / 250).(r % 250 + 1), in 198.18.0.0/15,
- * the benchmarking block (RFC 2544), with .0 and .251 up unused; MAC
- * 02:00 followed by the four bytes of the IPv4 address (locally
- * administered unicast; 02:00:c6:12:00:01 for rank 0), so that distinct
- * addresses give distinct MACs.
+ * the benchmarking block (RFC 2544), host bytes 1..250 so that no rank
+ * gets a .0 or .255; MAC 02:00 followed by the four bytes of the IPv4
+ * address (locally administered unicast; 02:00:c6:12:00:01 for rank 0),
+ * so that distinct addresses give distinct MACs.
  * @param ip host byte order
  * @return 0, or -HC_ERR_INVAL when r >= HC_ADDR_RANKS.
  */
