@@ -32,6 +32,7 @@
 
 #include <rte_mbuf.h>
 
+#include "cfgkey.h"
 #include "hypercomm_fault.h"
 
 /** Frames held (reorder, delay) per direction; more are not held. */
@@ -77,6 +78,28 @@ struct hc_fault {
 	uint32_t nheld[HC_FAULT_DIR__MAX];
 	struct hc_fault_stats stats;
 };
+
+/** The [fault] section of the cluster file (keys in fault_cfg.c). */
+struct hc_fault_conf {
+	uint64_t seed;        /**< [fault] seed; rank r draws from seed + r */
+	double drop_data;     /**< [fault] drop_data_pct / 100: probability of
+	                       *   dropping a DATA frame on TX */
+	bool drop_last_once;  /**< [fault] drop_last_once */
+	char rules[HC_FAULT_RULES_MAX]; /**< [fault] rules, checked; "" when
+	                                 *   unset */
+};
+
+/** The keys of struct hc_fault_conf. */
+extern const struct hc_cfg_table hc_fault_cfg_table;
+
+/**
+ * Set f up from conf: hc_fault_init() with seed conf->seed + seed_add,
+ * drop_last_once, the TX DATA drop probability, then conf->rules (applied
+ * after it). The classifier is left to the caller.
+ * @return 0, or -HC_ERR_CONFIG with the rules' error in err.
+ */
+int hc_fault_configure(struct hc_fault *f, const struct hc_fault_conf *conf,
+		       uint64_t seed_add, char *err, size_t errlen);
 
 /** Reset the injector: no faults, PRNG seeded with seed, nothing held. */
 void hc_fault_init(struct hc_fault *f, uint64_t seed);

@@ -15,6 +15,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "cfgkey.h"
 #include "clock.h"
 #include "fault.h"
 
@@ -77,6 +78,9 @@ struct hc_port {
 	struct rte_mbuf *rxq[HC_PORT_TXQ];
 };
 
+/** Largest MTU, bytes of IPv4 packet (jumbo frames). */
+#define HC_PORT_MTU_MAX 9000
+
 /** What hc_port_open_dpdk() needs besides the devargs. */
 struct hc_port_conf {
 	uint32_t mtu;          /**< bytes of IPv4 packet, 68..9000 */
@@ -88,6 +92,10 @@ struct hc_port_conf {
 	const struct rte_ether_addr *mac; /**< port MAC, NULL: the PMD's */
 	const char *pool_name; /**< unique within the process */
 };
+
+/** The cluster-file keys of struct hc_port_conf (port_cfg.c); mac and
+ *  pool_name are the caller's. */
+extern const struct hc_cfg_table hc_port_cfg_table;
 
 /**
  * Probe a DPDK vdev from its devargs ("net_tap0,iface=hct0"), create its

@@ -243,9 +243,20 @@ struct hc_coll {
 	struct hc_coll_stats stats;
 };
 
+/** The cluster file's [coll] section (keys in coll_cfg.c). */
+struct hc_coll_conf {
+	uint64_t slice_bytes;    /**< [coll] slice_bytes: pipelined ring slice */
+	uint32_t unexpected_max; /**< [coll] unexpected_max: DATA packets held
+	                          *   for collectives not posted yet */
+	enum hc_algo_id algo;    /**< [coll] algo / HC_ALGO */
+};
+
+/** The cluster-file keys of struct hc_coll_conf. */
+extern const struct hc_cfg_table hc_coll_cfg_table;
+
 /** @return 0 or -HC_ERR_NOMEM. */
 int hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
-		 uint64_t slice_bytes, uint32_t unexpected_max);
+		 const struct hc_coll_conf *conf);
 void hc_coll_free(struct hc_coll *c);
 
 /**

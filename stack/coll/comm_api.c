@@ -22,15 +22,16 @@
 
 int
 hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
-	     uint64_t slice_bytes, uint32_t unexpected_max)
+	     const struct hc_coll_conf *conf)
 {
 	memset(c, 0, sizeof(*c));
 	c->hct = hct;
 	c->world_rank = world_rank;
-	c->slice_bytes = slice_bytes;
-	c->unexp_max = unexpected_max;
+	c->slice_bytes = conf->slice_bytes;
+	c->unexp_max = conf->unexpected_max;
+	c->algo = conf->algo;
 	TAILQ_INIT(&c->comms);
-	c->unexp = calloc(unexpected_max, sizeof(*c->unexp));
+	c->unexp = calloc(conf->unexpected_max, sizeof(*c->unexp));
 	return c->unexp == NULL ? -HC_ERR_NOMEM : 0;
 }
 

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The cluster-file loader. It knows no key of its own beyond [job],
+ * [engine] and [rank.N]: it walks the layers' key tables (base/cfgkey.h),
+ * each filling the layer's struct inside struct hc_config, so a layer's
+ * keys, ranges and defaults live next to the code that uses them. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -12,116 +16,60 @@
 #include <rte_cfgfile.h>
 
 #include "hypercomm.h"
-#include "hypercomm_fault.h"
-#include "cc.h"
+#include "cfgkey.h"
 #include "config.h"
-#include "fault.h"
 #include "log.h"
-#include "tune.h"
 
-/* Numeric keys: section, key, offset of the uint32_t field, default, range,
- * whether the file must give it. config/example.ini documents each with
- * its unit; keep the two together. */
-struct num_key {
-	const char *section;
-	const char *key;
-	size_t off;
-	uint32_t def;
-	uint32_t min;
-	uint32_t max;
-	int required;
-};
+static const char *const idle_names[] = {
+	[HC_IDLE_BUSY] = "busy", [HC_IDLE_PAUSE] = "pause",
+	[HC_IDLE_YIELD] = "yield", [HC_IDLE_SLEEP] = "sleep" };
 
+_Static_assert(sizeof(enum hc_idle_mode) == sizeof(int),
+	       "HC_CFG_ENUM fields are int-sized");
+
+/* The engine's own keys: [job] and [engine], fields of struct hc_config. */
 #define F(field) offsetof(struct hc_config, field)
-static const struct num_key num_keys[] = {
-	{ "job", "id", F(job_id), 0, 1, UINT32_MAX, 1 },
-	{ "job", "world_size", F(world_size), 0, 1, HC_MAX_RANKS, 1 },
-	{ "net", "mtu", F(mtu), 1500, 576, 9000 },
-	{ "net", "arp_timeout_ms", F(arp_timeout_ms), 60000, 100, 3600000 },
-	{ "net", "arp_retry_ms", F(arp_retry_ms), 100, 1, 10000 },
-	{ "transport", "window_pkts", F(window_pkts), 256, 1, 4096 },
-	{ "transport", "rto_init_us", F(rto_init_us), 20000, 10, 10000000 },
-	{ "transport", "rto_min_us", F(rto_min_us), 2000, 10, 10000000 },
-	{ "transport", "rto_max_us", F(rto_max_us), 500000, 10, 60000000 },
-	{ "transport", "retry_max", F(retry_max), 12, 1, 100 },
-	{ "transport", "ack_every", F(ack_every), 16, 1, 1024 },
-	{ "transport", "keepalive_ms", F(keepalive_ms), 100, 1, 600000 },
-	{ "transport", "peer_timeout_ms", F(peer_timeout_ms), 3000, 0, 3600000 },
-	{ "transport", "bulk_min_share_pct", F(bulk_min_share_pct), 5, 0, 50 },
-	{ "transport", "critical_extra_pkts", F(critical_extra_pkts), 4, 0,
-	  256 },
-	{ "transport", "tx_ring_max_bytes", F(tx_ring_max_bytes), 16384, 0,
-	  1u << 26 },
-	{ "transport", "rx_credit_bdp_pct", F(rx_credit_bdp_pct), 150, 0,
-	  10000 },
-	{ "transport", "bdp_bytes", F(bdp_bytes), 100000, 1500, 1u << 30 },
-	{ "transport", "swift_base_target_us", F(swift_base_target_us), 25, 1,
-	  10000000 },
-	{ "transport", "swift_hop_scale_ns", F(swift_hop_scale_ns), 1000, 0,
-	  10000000 },
-	{ "transport", "swift_hops", F(swift_hops), 1, 0, 64 },
-	{ "transport", "swift_fs_range_us", F(swift_fs_range_us), 100, 0,
-	  10000000 },
-	{ "transport", "swift_endpoint_target_us", F(swift_endpoint_target_us),
-	  100, 1, 10000000 },
-	{ "transport", "pace_burst", F(pace_burst), 8, 0, 4096 },
-	{ "transport", "reo_wnd_us", F(reo_wnd_us), 0, 0, 10000000 },
-	{ "transport", "tlp_min_us", F(tlp_min_us), 5, 0, 10000000 },
-	{ "transport", "tlp_ack_delay_us", F(tlp_ack_delay_us), 25, 0,
-	  10000000 },
-	{ "coll", "slice_bytes", F(slice_bytes), 262144, 1024, 1u << 30 },
-	{ "coll", "unexpected_max", F(unexpected_max), 2048, 16, 1u << 20 },
-	{ "engine", "idle_spin", F(idle_spin), 64, 0, 1u << 30 },
-	{ "engine", "idle_yield_us", F(idle_yield_us), 2000, 0, 10000000 },
-	{ "engine", "idle_sleep_us", F(idle_sleep_us), 50, 1, 1000000 },
-	{ "engine", "init_timeout_ms", F(init_timeout_ms), 10000, 10, 3600000 },
-	{ "engine", "op_timeout_ms", F(op_timeout_ms), 60000, 10, 86400000 },
-	{ "engine", "drain_timeout_ms", F(drain_timeout_ms), 1000, 0, 600000 },
-	{ "engine", "hello_interval_ms", F(hello_interval_ms), 20, 1, 10000 },
-	{ "port", "link_wait_ms", F(link_wait_ms), 3000, 0, 600000 },
-	{ "port", "pool_mbufs", F(pool_mbufs), 16383, 1023, 1u << 22 },
-	{ "port", "rx_desc", F(rx_desc), 1024, 64, 16384 },
-	{ "port", "tx_desc", F(tx_desc), 1024, 64, 16384 },
-	{ "port", "burst", F(burst), 32, 1, 512 },
+static const struct hc_cfg_key engine_keys[] = {
+	{ "job", "id", HC_CFG_U32, "", F(job_id), .min = 1, .max = UINT32_MAX,
+	  .required = true },
+	{ "job", "world_size", HC_CFG_U32, "ranks", F(world_size), .min = 1,
+	  .max = HC_MAX_RANKS, .required = true },
+	{ "engine", "idle", HC_CFG_ENUM, "", F(idle), .def = HC_IDLE_SLEEP,
+	  .names = idle_names, .n_names = RTE_DIM(idle_names) },
+	{ "engine", "idle_spin", HC_CFG_U32, "polls", F(idle_spin), .def = 64,
+	  .min = 0, .max = 1u << 30 },
+	{ "engine", "idle_yield_us", HC_CFG_U32, "us", F(idle_yield_us),
+	  .def = 2000, .min = 0, .max = 10000000 },
+	{ "engine", "idle_sleep_us", HC_CFG_U32, "us", F(idle_sleep_us),
+	  .def = 50, .min = 1, .max = 1000000 },
+	{ "engine", "init_timeout_ms", HC_CFG_U32, "ms", F(init_timeout_ms),
+	  .def = 10000, .min = 10, .max = 3600000 },
+	{ "engine", "op_timeout_ms", HC_CFG_U32, "ms", F(op_timeout_ms),
+	  .def = 60000, .min = 10, .max = 86400000 },
+	{ "engine", "drain_timeout_ms", HC_CFG_U32, "ms", F(drain_timeout_ms),
+	  .def = 1000, .min = 0, .max = 600000 },
 };
 
-/* Fractional keys: the same, as doubles (min < value <= max when
- * min_open, else min <= value <= max). */
-struct dbl_key {
-	const char *section;
-	const char *key;
-	size_t off;
-	double def;
-	double min;
-	double max;
-	int min_open;
-};
+static const struct hc_cfg_table engine_table = {
+	engine_keys, RTE_DIM(engine_keys), NULL };
 
-static const struct dbl_key dbl_keys[] = {
-	{ "transport", "cwnd_init", F(cwnd_init), 16, 0, 4096, 1 },
-	{ "transport", "cwnd_min", F(cwnd_min), 0.25, 0, 4096, 1 },
-	{ "transport", "cc_ai", F(cc_ai), 1, 0, 4096, 0 },
-	{ "transport", "cc_max_mdf", F(cc_max_mdf), 0.5, 0, 0.99, 0 },
-	{ "transport", "swift_beta", F(swift_beta), 0.8, 0, 10, 0 },
-	{ "transport", "swift_fs_min_cwnd", F(swift_fs_min_cwnd), 0.1, 0, 4096,
-	  1 },
-	{ "transport", "swift_fs_max_cwnd", F(swift_fs_max_cwnd), 100, 0, 4096,
-	  1 },
-	{ "transport", "dctcp_g", F(dctcp_g), 0.0625, 0, 1, 1 },
+/* Every layer's keys, bottom up; each fills the layer's struct at off. */
+static const struct hc_config_table tables[] = {
+	{ &hc_port_cfg_table, F(port) },
+	{ &hc_fault_cfg_table, F(fault) },
+	{ &hc_net_cfg_table, F(net) },
+	{ &hct_cfg_table, F(hct) },
+	{ &hc_coll_cfg_table, F(coll) },
+	{ &engine_table, 0 },
 };
 #undef F
 
-/* Non-numeric keys of the known sections, for the unknown-key check. */
-static const char *const other_keys[][2] = {
-	{ "net", "udp_port" },
-	{ "transport", "cc" },
-	{ "engine", "idle" },
-	{ "fault", "seed" },
-	{ "fault", "drop_data_pct" },
-	{ "fault", "drop_last_once" },
-	{ "fault", "rules" },
-	{ "coll", "algo" },
-};
+const struct hc_config_table *
+hc_config_tables(unsigned int *n)
+{
+	*n = RTE_DIM(tables);
+	return tables;
+}
 
 static const char *const rank_keys[] = { "ip", "mac", "port", "group" };
 
@@ -181,28 +129,6 @@ cfg_line(const char *path, const char *section, const char *key)
 	       ##__VA_ARGS__)
 
 static int
-parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	/* Decimal, or hexadecimal with 0x; never octal (010 is ten). */
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		v = strtoull(s + 2, &end, 16);
-	else
-		v = strtoull(s, &end, 10);
-	if (end == s + 2 && s[0] == '0')
-		return -1;
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int
 parse_mac(const char *s, struct rte_ether_addr *mac)
 {
 	unsigned int b[6];
@@ -225,36 +151,30 @@ hc_ip_str(uint32_t ip, char *buf, unsigned int len)
 	return buf;
 }
 
-static int
-known_key(const char *section, const char *key)
+/* The key section/name of some layer's table, or NULL. */
+static const struct hc_cfg_key *
+find_key(const char *section, const char *name)
 {
+	const struct hc_cfg_key *k = NULL;
 	size_t i;
 
-	for (i = 0; i < RTE_DIM(num_keys); i++)
-		if (strcmp(num_keys[i].section, section) == 0 &&
-		    strcmp(num_keys[i].key, key) == 0)
-			return 1;
-	for (i = 0; i < RTE_DIM(dbl_keys); i++)
-		if (strcmp(dbl_keys[i].section, section) == 0 &&
-		    strcmp(dbl_keys[i].key, key) == 0)
-			return 1;
-	for (i = 0; i < RTE_DIM(other_keys); i++)
-		if (strcmp(other_keys[i][0], section) == 0 &&
-		    strcmp(other_keys[i][1], key) == 0)
-			return 1;
-	return 0;
+	for (i = 0; i < RTE_DIM(tables) && k == NULL; i++)
+		k = hc_cfg_find(tables[i].table, section, name);
+	return k;
 }
 
+/* A section is known when some layer has a key in it. */
 static int
 known_section(const char *section)
 {
-	static const char *const names[] = { "job", "net", "transport", "coll",
-					     "engine", "port", "fault" };
 	size_t i;
+	unsigned int j;
 
-	for (i = 0; i < RTE_DIM(names); i++)
-		if (strcmp(names[i], section) == 0)
-			return 1;
+	for (i = 0; i < RTE_DIM(tables); i++)
+		for (j = 0; j < tables[i].table->n; j++)
+			if (strcmp(tables[i].table->keys[j].section,
+				   section) == 0)
+				return 1;
 	return 0;
 }
 
@@ -266,7 +186,7 @@ check_rank_name(struct hc_config *cfg, const char *sec)
 	const char *x = sec + 5;
 	uint64_t r;
 
-	if ((x[0] == '0' && x[1] != '\0') || parse_u64(x, 0, UINT32_MAX, &r)) {
+	if ((x[0] == '0' && x[1] != '\0') || hc_cfg_parse_u64(x, 0, UINT32_MAX, &r)) {
 		CFG_ERR(cfg, sec, NULL, "'%s' is not a rank number", x);
 		return 1;
 	}
@@ -327,7 +247,7 @@ check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 				for (k = 0; k < RTE_DIM(rank_keys); k++)
 					ok |= strcmp(rank_keys[k], ent[e].name) == 0;
 			} else {
-				ok = known_key(sec, ent[e].name);
+				ok = find_key(sec, ent[e].name) != NULL;
 			}
 			if (!ok) {
 				CFG_ERR(cfg, sec, ent[e].name, "unknown key");
@@ -340,246 +260,83 @@ check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 	return bad;
 }
 
+/* Every key of every table into its layer's struct: the environment
+ * variable's value when it is set, else the file's, else the default
+ * (already there). Returns the number of problems. */
 static int
-load_numbers(struct hc_config *cfg, struct rte_cfgfile *file)
+load_keys(struct hc_config *cfg, struct rte_cfgfile *file)
 {
+	char err[512], tag[64];
+	unsigned int j;
 	size_t i;
 	int bad = 0;
 
-	for (i = 0; i < RTE_DIM(num_keys); i++) {
-		const struct num_key *k = &num_keys[i];
-		const char *v = rte_cfgfile_get_entry(file, k->section, k->key);
-		uint32_t *field = (uint32_t *)((char *)cfg + k->off);
-		uint64_t x;
+	for (i = 0; i < RTE_DIM(tables); i++) {
+		const struct hc_cfg_table *t = tables[i].table;
+		void *conf = (char *)cfg + tables[i].off;
 
-		if (v == NULL) {
-			if (k->required) {
-				CFG_ERR(cfg, k->section, k->key, "missing");
-				bad++;
+		for (j = 0; j < t->n; j++) {
+			const struct hc_cfg_key *k = &t->keys[j];
+			const char *v = k->env != NULL ? getenv(k->env) : NULL;
+			bool from_env = v != NULL;
+
+			if (v == NULL)
+				v = rte_cfgfile_get_entry(file, k->section,
+							  k->name);
+			if (v == NULL) {
+				if (k->required) {
+					CFG_ERR(cfg, k->section, k->name,
+						"missing");
+					bad++;
+				}
+				continue;
 			}
-			*field = k->def;
-			continue;
-		}
-		if (parse_u64(v, k->min, k->max, &x) != 0) {
-			CFG_ERR(cfg, k->section, k->key,
-				"'%s' is not an integer in %u..%u", v, k->min,
-				k->max);
+			tag[0] = '\0';
+			if (from_env && k->env_at_key)
+				snprintf(tag, sizeof(tag), " (from %s)", k->env);
+			if (hc_cfg_parse(k, v, tag, conf, err, sizeof(err)) == 0)
+				continue;
+			/* A bad value from the environment is the variable's
+			 * fault, unless the key reports it in place. */
+			if (from_env && !k->env_at_key)
+				HC_LOG(ERR, CORE, "%s: %s", k->env, err);
+			else
+				CFG_ERR(cfg, k->section, k->name, "%s", err);
 			bad++;
-			continue;
 		}
-		*field = (uint32_t)x;
 	}
 	return bad;
 }
 
-/* Defaults of the non-numeric keys (config/example.ini). */
-static void
-other_defaults(struct hc_config *cfg)
-{
-	cfg->udp_port = 51966;
-	cfg->idle = HC_IDLE_SLEEP;
-	cfg->cc = HCT_CC_FIXED;
-	cfg->algo = HC_ALGO_AUTO;
-	cfg->fault_seed = 1;
-	cfg->fault_drop_data = 0;
-}
-
-/* Numeric keys (integer and real) at their defaults. */
-static void
-num_defaults(struct hc_config *cfg)
-{
-	size_t i;
-
-	for (i = 0; i < RTE_DIM(num_keys); i++)
-		*(uint32_t *)((char *)cfg + num_keys[i].off) = num_keys[i].def;
-	for (i = 0; i < RTE_DIM(dbl_keys); i++)
-		*(double *)((char *)cfg + dbl_keys[i].off) = dbl_keys[i].def;
-}
-
-/* Reports a bad [fault] value: from the environment variable env when
- * it is set, else from the file's key. */
-#define FAULT_ERR(cfg, env, key, fmt, ...)                                   \
-	do {                                                                 \
-		if (getenv(env) != NULL)                                     \
-			HC_LOG(ERR, CORE, "%s: " fmt, env, ##__VA_ARGS__);   \
-		else                                                         \
-			CFG_ERR(cfg, "fault", key, fmt, ##__VA_ARGS__);      \
-	} while (0)
-
-/* [fault] rules and drop_last_once (env HC_FAULT, HC_FAULT_DROP_LAST_ONCE
- * win over the file). The rules are checked here, applied by the engine. */
+/* The rules between keys of each layer (its table's check), once every
+ * key parsed: the first broken one. */
 static int
-load_fault(struct hc_config *cfg, struct rte_cfgfile *file)
+check_tables(struct hc_config *cfg)
 {
-	struct hc_fault *f;
-	const char *v;
+	const struct hc_cfg_key *k;
 	char err[256];
-	int bad = 0;
+	size_t i;
 
-	v = getenv("HC_FAULT_DROP_LAST_ONCE");
-	if (v == NULL)
-		v = rte_cfgfile_get_entry(file, "fault", "drop_last_once");
-	if (v != NULL) {
-		if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
-			FAULT_ERR(cfg, "HC_FAULT_DROP_LAST_ONCE",
-				  "drop_last_once", "'%s' is not 0 or 1", v);
-			bad++;
+	for (i = 0; i < RTE_DIM(tables); i++) {
+		const struct hc_cfg_table *t = tables[i].table;
+
+		if (t->check != NULL &&
+		    t->check((char *)cfg + tables[i].off, &k, err,
+			     sizeof(err)) != 0) {
+			CFG_ERR(cfg, k->section, k->name, "%s", err);
+			return 1;
 		}
-		cfg->fault_drop_last_once = strcmp(v, "1") == 0;
 	}
-	v = getenv("HC_FAULT");
-	if (v == NULL)
-		v = rte_cfgfile_get_entry(file, "fault", "rules");
-	if (v == NULL)
-		return bad;
-	f = malloc(sizeof(*f));
-	if (f == NULL)
-		return bad + 1;
-	hc_fault_init(f, 0);
-	if (hc_fault_parse(f, v, err, sizeof(err)) != 0) {
-		FAULT_ERR(cfg, "HC_FAULT", "rules", "%s", err);
-		bad++;
-	} else {
-		snprintf(cfg->fault_rules, sizeof(cfg->fault_rules), "%s", v);
-	}
-	free(f);
-	return bad;
+	return 0;
 }
 
-static int
-load_doubles(struct hc_config *cfg, struct rte_cfgfile *file)
+static void
+defaults(struct hc_config *cfg)
 {
 	size_t i;
-	int bad = 0;
 
-	for (i = 0; i < RTE_DIM(dbl_keys); i++) {
-		const struct dbl_key *k = &dbl_keys[i];
-		const char *v = rte_cfgfile_get_entry(file, k->section, k->key);
-		double *field = (double *)((char *)cfg + k->off);
-		char *end;
-		double x;
-
-		*field = k->def;
-		if (v == NULL)
-			continue;
-		errno = 0;
-		x = strtod(v, &end);
-		if (errno != 0 || end == v || *end != '\0' || !(x <= k->max) ||
-		    (k->min_open ? !(x > k->min) : !(x >= k->min))) {
-			CFG_ERR(cfg, k->section, k->key,
-				"'%s' is not a number in %s%g..%g", v,
-				k->min_open ? "(" : "", k->min, k->max);
-			bad++;
-			continue;
-		}
-		*field = x;
-	}
-	return bad;
-}
-
-/* Keywords of the enumerated keys, indexed by their enum value. */
-static const char *const cc_names[] = {
-	[HCT_CC_FIXED] = "fixed", [HCT_CC_SWIFT] = "swift",
-	[HCT_CC_DCTCP] = "dctcp" };
-static const char *const idle_names[] = {
-	[HC_IDLE_BUSY] = "busy", [HC_IDLE_PAUSE] = "pause",
-	[HC_IDLE_YIELD] = "yield", [HC_IDLE_SLEEP] = "sleep" };
-
-/* An enumerated key: *out = the index of its keyword in names[n], or def
- * when absent. @return 1 (after logging "'v' is not a, b or c") when the
- * value is none of them, else 0. */
-static int
-load_choice(struct hc_config *cfg, struct rte_cfgfile *file,
-	    const char *sec, const char *key, const char *const *names,
-	    size_t n, uint32_t def, uint32_t *out)
-{
-	const char *v = rte_cfgfile_get_entry(file, sec, key);
-	char list[128];
-	size_t i, len = 0;
-
-	*out = def;
-	if (v == NULL)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (strcmp(v, names[i]) == 0) {
-			*out = (uint32_t)i;
-			return 0;
-		}
-	for (i = 0; i < n && len < sizeof(list); i++)
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-					i == 0 ? "" : i + 1 == n ? " or " : ", ",
-					names[i]);
-	CFG_ERR(cfg, sec, key, "'%s' is not %s", v, list);
-	return 1;
-}
-
-static int
-load_others(struct hc_config *cfg, struct rte_cfgfile *file)
-{
-	uint32_t x32;
-	const char *v;
-	uint64_t x;
-	double d;
-	char *end;
-	int bad = 0;
-
-	v = rte_cfgfile_get_entry(file, "net", "udp_port");
-	if (v != NULL) {
-		if (parse_u64(v, 1, 65535, &x) != 0) {
-			CFG_ERR(cfg, "net", "udp_port",
-				"'%s' is not a port number 1..65535", v);
-			bad++;
-		} else {
-			cfg->udp_port = (uint16_t)x;
-		}
-	}
-
-	bad += load_choice(cfg, file, "transport", "cc", cc_names,
-			   RTE_DIM(cc_names), HCT_CC_FIXED, &cfg->cc);
-	bad += load_choice(cfg, file, "engine", "idle", idle_names,
-			   RTE_DIM(idle_names), HC_IDLE_SLEEP, &x32);
-	cfg->idle = (enum hc_idle_mode)x32;
-
-	v = getenv("HC_ALGO");
-	if (v == NULL)
-		v = rte_cfgfile_get_entry(file, "coll", "algo");
-	if (v != NULL) {
-		int a = hc_algo_id_parse(v);
-
-		if (a < 0) {
-			CFG_ERR(cfg, "coll", "algo", "'%s'%s is not ring, tree, "
-				"hd, hier or auto", v, getenv("HC_ALGO") != NULL ?
-				" (from HC_ALGO)" : "");
-			bad++;
-		} else {
-			cfg->algo = a;
-		}
-	}
-
-	v = getenv("HC_FAULT_SEED");
-	if (v == NULL)
-		v = rte_cfgfile_get_entry(file, "fault", "seed");
-	if (v != NULL && parse_u64(v, 0, UINT64_MAX, &cfg->fault_seed) != 0) {
-		CFG_ERR(cfg, "fault", "seed", "'%s' is not an integer", v);
-		bad++;
-	}
-
-	v = getenv("HC_FAULT_DROP_DATA_PCT");
-	if (v == NULL)
-		v = rte_cfgfile_get_entry(file, "fault", "drop_data_pct");
-	if (v != NULL) {
-		errno = 0;
-		d = strtod(v, &end);
-		if (errno != 0 || end == v || *end != '\0' || !(d >= 0) ||
-		    d > 100) {
-			CFG_ERR(cfg, "fault", "drop_data_pct",
-				"'%s' is not a percentage 0..100", v);
-			bad++;
-		} else {
-			cfg->fault_drop_data = d / 100.0;
-		}
-	}
-	return bad + load_fault(cfg, file);
+	for (i = 0; i < RTE_DIM(tables); i++)
+		hc_cfg_defaults(tables[i].table, (char *)cfg + tables[i].off);
 }
 
 static int
@@ -636,7 +393,7 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 		rc->group = r;
 		v = rte_cfgfile_get_entry(file, sec, "group");
 		if (v != NULL) {
-			if (parse_u64(v, 0, HC_GROUP_MAX, &x) != 0) {
+			if (hc_cfg_parse_u64(v, 0, HC_GROUP_MAX, &x) != 0) {
 				CFG_ERR(cfg, sec, "group", "'%s' is not an "
 					"integer in 0..%u", v, HC_GROUP_MAX);
 				bad++;
@@ -692,34 +449,36 @@ hc_config_load(const char *path, struct hc_config *cfg)
 		HC_LOG(ERR, CORE, "%s: cannot read or parse the INI file", path);
 		return -HC_ERR_CONFIG;
 	}
-	other_defaults(cfg);
-	bad = load_numbers(cfg, file);
-	bad += load_doubles(cfg, file);
-	bad += load_others(cfg, file);
+	defaults(cfg);
+	bad = load_keys(cfg, file);
 	bad += check_names(cfg, file);
 	if (bad == 0)
 		bad += load_ranks(cfg, file);
-	if (bad == 0 && cfg->rto_min_us > cfg->rto_max_us) {
-		CFG_ERR(cfg, "transport", "rto_min_us", "%u > rto_max_us %u",
-			cfg->rto_min_us, cfg->rto_max_us);
-		bad++;
-	}
-	if (bad == 0 && cfg->cwnd_min > cfg->window_pkts) {
-		CFG_ERR(cfg, "transport", "cwnd_min", "%g > window_pkts %u",
-			cfg->cwnd_min, cfg->window_pkts);
-		bad++;
-	}
-	if (bad == 0 && cfg->swift_fs_min_cwnd >= cfg->swift_fs_max_cwnd) {
-		CFG_ERR(cfg, "transport", "swift_fs_min_cwnd",
-			"%g >= swift_fs_max_cwnd %g", cfg->swift_fs_min_cwnd,
-			cfg->swift_fs_max_cwnd);
-		bad++;
-	}
+	if (bad == 0)
+		bad += check_tables(cfg);
 	rte_cfgfile_close(file);
 	if (bad != 0) {
 		hc_config_free(cfg);
 		return -HC_ERR_CONFIG;
 	}
+	return 0;
+}
+
+int
+hc_addr_of_rank(uint32_t r, uint32_t *ip, struct rte_ether_addr *mac)
+{
+	uint32_t a;
+	int i;
+
+	if (r >= HC_ADDR_RANKS)
+		return -HC_ERR_INVAL;
+	/* 198.18.0.0/15: benchmarking addresses (RFC 2544). */
+	a = 0xc6120000u | (r / 250) << 8 | (r % 250 + 1);
+	*ip = a;
+	mac->addr_bytes[0] = 0x02;
+	mac->addr_bytes[1] = 0x00;
+	for (i = 0; i < 4; i++)
+		mac->addr_bytes[2 + i] = (uint8_t)(a >> (24 - 8 * i));
 	return 0;
 }
 
@@ -734,8 +493,7 @@ hc_config_defaults(struct hc_config *cfg, uint32_t world_size)
 	if (world_size == 0 || world_size > HC_MAX_RANKS)
 		return -HC_ERR_INVAL;
 	strcpy(cfg->path, "(defaults)");
-	num_defaults(cfg);
-	other_defaults(cfg);
+	defaults(cfg);
 	cfg->job_id = 1;
 	cfg->world_size = world_size;
 	cfg->ranks = calloc(world_size, sizeof(*cfg->ranks));
@@ -744,11 +502,8 @@ hc_config_defaults(struct hc_config *cfg, uint32_t world_size)
 	for (i = 0; i < world_size; i++) {
 		struct hc_rank_conf *rc = &cfg->ranks[i];
 
-		/* 198.18.0.0/15: benchmarking addresses (RFC 2544). */
-		rc->ip = 0xc6120000u | (i / 250) << 8 | (i % 250 + 1);
+		hc_addr_of_rank(i, &rc->ip, &rc->mac);
 		rc->has_mac = true;
-		rc->mac = (struct rte_ether_addr){ .addr_bytes = { 0x02, 0x00,
-			0xc6, 0x12, (uint8_t)(i >> 8), (uint8_t)i } };
 		strcpy(rc->port, "sim");
 	}
 	return 0;

@@ -3,7 +3,8 @@
  * @file
  * The cluster file: an INI file read with rte_cfgfile. The format, every key,
  * its unit, default and range are documented in config/example.ini; the
- * table in config.c is the single source of the defaults and ranges.
+ * layers' key tables (base/cfgkey.h) are the single source of the defaults
+ * and ranges, and the loader here walks them.
  */
 #ifndef HC_ENGINE_CONFIG_H
 #define HC_ENGINE_CONFIG_H
@@ -12,6 +13,8 @@
 #include <stdint.h>
 
 #include <rte_ether.h>
+
+#include "coll.h"
 
 /** Largest world this version accepts (ranks 0..HC_MAX_RANKS-1). */
 #define HC_MAX_RANKS 1024
@@ -38,50 +41,17 @@ struct hc_rank_conf {
 	                               *   default N (every rank its own) */
 };
 
+/**
+ * A loaded cluster file. Each layer's keys fill that layer's own struct
+ * (the tables next to its code: drivers/port_cfg.c, drivers/fault_cfg.c,
+ * stack/net/net_cfg.c, stack/transport/hct_cfg.c, stack/coll/coll_cfg.c),
+ * which bring-up hands to the layer as it is; the engine's own keys ([job],
+ * [engine]) are the fields below, listed in config.c.
+ */
 struct hc_config {
 	char path[4096];
 	uint32_t job_id;          /**< [job] id, 1..2^32-1 */
 	uint32_t world_size;      /**< [job] world_size, 1..HC_MAX_RANKS */
-	uint16_t udp_port;        /**< [net] udp_port */
-	uint32_t mtu;             /**< [net] mtu, bytes of IPv4 packet */
-	uint32_t arp_timeout_ms;  /**< [net] arp_timeout_ms: entry lifetime */
-	uint32_t arp_retry_ms;    /**< [net] arp_retry_ms: request interval */
-	uint32_t window_pkts;     /**< [transport] window_pkts */
-	uint32_t rto_init_us;     /**< [transport] rto_init_us */
-	uint32_t rto_min_us;      /**< [transport] rto_min_us */
-	uint32_t rto_max_us;      /**< [transport] rto_max_us */
-	uint32_t retry_max;       /**< [transport] retry_max */
-	uint32_t ack_every;       /**< [transport] ack_every, DATA packets */
-	uint32_t keepalive_ms;    /**< [transport] keepalive_ms */
-	uint32_t peer_timeout_ms; /**< [transport] peer_timeout_ms, 0: off */
-	uint32_t bulk_min_share_pct; /**< [transport] bulk_min_share_pct */
-	uint32_t critical_extra_pkts; /**< [transport] critical_extra_pkts */
-	uint32_t tx_ring_max_bytes;  /**< [transport] tx_ring_max_bytes, 0:
-	                              *   no bound */
-	uint32_t rx_credit_bdp_pct;  /**< [transport] rx_credit_bdp_pct, 0:
-	                              *   no receiver credits */
-	uint32_t bdp_bytes;          /**< [transport] bdp_bytes */
-	uint32_t cc;              /**< [transport] cc: enum hct_cc_algo */
-	double cwnd_init;         /**< [transport] cwnd_init, packets */
-	double cwnd_min;          /**< [transport] cwnd_min, packets */
-	double cc_ai;             /**< [transport] cc_ai, packets per RTT */
-	double cc_max_mdf;        /**< [transport] cc_max_mdf, fraction */
-	double swift_beta;        /**< [transport] swift_beta */
-	uint32_t swift_base_target_us; /**< [transport] swift_base_target_us */
-	uint32_t swift_hop_scale_ns;   /**< [transport] swift_hop_scale_ns */
-	uint32_t swift_hops;           /**< [transport] swift_hops */
-	uint32_t swift_fs_range_us;    /**< [transport] swift_fs_range_us */
-	double swift_fs_min_cwnd;      /**< [transport] swift_fs_min_cwnd */
-	double swift_fs_max_cwnd;      /**< [transport] swift_fs_max_cwnd */
-	uint32_t swift_endpoint_target_us; /**< [transport] ..._target_us */
-	double dctcp_g;           /**< [transport] dctcp_g */
-	uint32_t pace_burst;      /**< [transport] pace_burst, packets */
-	uint32_t reo_wnd_us;      /**< [transport] reo_wnd_us, 0: min_rtt/4 */
-	uint32_t tlp_min_us;      /**< [transport] tlp_min_us */
-	uint32_t tlp_ack_delay_us; /**< [transport] tlp_ack_delay_us */
-	uint32_t slice_bytes;     /**< [coll] slice_bytes */
-	uint32_t unexpected_max;  /**< [coll] unexpected_max, packets held */
-	int algo;                 /**< [coll] algo / HC_ALGO: enum hc_algo_id */
 	enum hc_idle_mode idle;   /**< [engine] idle */
 	uint32_t idle_spin;       /**< [engine] idle_spin, empty polls */
 	uint32_t idle_yield_us;   /**< [engine] idle_yield_us */
@@ -89,19 +59,26 @@ struct hc_config {
 	uint32_t init_timeout_ms; /**< [engine] init_timeout_ms */
 	uint32_t op_timeout_ms;   /**< [engine] op_timeout_ms */
 	uint32_t drain_timeout_ms; /**< [engine] drain_timeout_ms */
-	uint32_t hello_interval_ms; /**< [engine] hello_interval_ms */
-	uint32_t link_wait_ms;    /**< [port] link_wait_ms */
-	uint32_t pool_mbufs;      /**< [port] pool_mbufs */
-	uint32_t rx_desc;         /**< [port] rx_desc */
-	uint32_t tx_desc;         /**< [port] tx_desc */
-	uint32_t burst;           /**< [port] burst, packets per rx/tx call */
-	uint64_t fault_seed;      /**< [fault] seed */
-	double fault_drop_data;   /**< [fault] drop_data_pct / 100 */
-	bool fault_drop_last_once; /**< [fault] drop_last_once */
-	char fault_rules[1024];   /**< [fault] rules (drivers/fault.h syntax),
-	                           *   checked; "" when unset */
+	struct hc_port_conf port;   /**< [net] mtu, [port]; mac, pool_name
+	                             *   unset */
+	struct hc_fault_conf fault; /**< [fault] */
+	struct hc_net_conf net;     /**< [net]; ip, arp_capacity unset */
+	struct hct_conf hct;        /**< [transport], [engine]
+	                             *   hello_interval_ms; job_id, rank,
+	                             *   world_size, peer_ip, nonce, always_on
+	                             *   unset */
+	struct hc_coll_conf coll;   /**< [coll] */
 	struct hc_rank_conf *ranks; /**< world_size entries */
 };
+
+/** A layer's key table and where the layer's struct lies in hc_config. */
+struct hc_config_table {
+	const struct hc_cfg_table *table;
+	size_t off;               /**< offsetof(struct hc_config, layer) */
+};
+
+/** Every layer's table, bottom up. @return the array, *n its length. */
+const struct hc_config_table *hc_config_tables(unsigned int *n);
 
 /**
  * Load and check a cluster file. Environment overrides, applied instead of
@@ -114,12 +91,27 @@ struct hc_config {
  */
 int hc_config_load(const char *path, struct hc_config *cfg);
 
+/** Ranks the address scheme of hc_addr_of_rank() can number. */
+#define HC_ADDR_RANKS 64000
+
+/**
+ * The addresses of rank r in generated cluster files, the one scheme of
+ * hc_config_defaults() and apps/hc-launch/hc-launch (config/example.ini
+ * documents it): IPv4 198.18.(r / 250).(r % 250 + 1), in 198.18.0.0/15,
+ * the benchmarking block (RFC 2544), host bytes 1..250 so that no rank
+ * gets a .0 or .255; MAC 02:00 followed by the four bytes of the IPv4
+ * address (locally administered unicast; 02:00:c6:12:00:01 for rank 0),
+ * so that distinct addresses give distinct MACs.
+ * @param ip host byte order
+ * @return 0, or -HC_ERR_INVAL when r >= HC_ADDR_RANKS.
+ */
+int hc_addr_of_rank(uint32_t r, uint32_t *ip, struct rte_ether_addr *mac);
+
 /**
  * A configuration without a file, for simulation and tests: every key at
- * its default (the table in config.c, as config/example.ini lists them),
- * [job] id 1, world_size as given, and rank i with IP
- * 198.18.(i / 250).(i % 250 + 1), MAC 02:00:c6:12:HH:LL (HH:LL = i, big
- * endian) and port "sim". Free with hc_config_free().
+ * its default (the layers' tables, as config/example.ini lists them),
+ * [job] id 1, world_size as given, and rank i with the addresses of
+ * hc_addr_of_rank(i) and port "sim". Free with hc_config_free().
  * @return 0, -HC_ERR_INVAL (cfg NULL, world_size 0 or above
  *         HC_MAX_RANKS), -HC_ERR_NOMEM.
  */

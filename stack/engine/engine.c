@@ -23,7 +23,7 @@
 uint32_t
 hc_engine_poll(struct hc_ctx *ctx)
 {
-	struct rte_mbuf *pkts[512];
+	struct rte_mbuf *pkts[HC_PORT_TXQ];
 	uint16_t n, i;
 	uint32_t work;
 
@@ -176,7 +176,7 @@ classify(const struct rte_mbuf *m, const void *arg, bool *tail)
 		return HC_FAULT_CLASS_OTHER;
 	udp = (const struct rte_udp_hdr *)((const uint8_t *)ip +
 					   (ip->version_ihl & 0xf) * 4);
-	if (udp->dst_port != rte_cpu_to_be_16(ctx->cfg.udp_port))
+	if (udp->dst_port != rte_cpu_to_be_16(ctx->cfg.net.udp_port))
 		return HC_FAULT_CLASS_OTHER;
 	hct = (const uint8_t *)(udp + 1);
 	switch (hct[1]) {
@@ -274,13 +274,7 @@ hc_ctx_port_conf(const struct hc_ctx *ctx, const char *pool_name,
 	const struct hc_config *cfg = &ctx->cfg;
 	const struct hc_rank_conf *me = &cfg->ranks[ctx->rank];
 
-	memset(pc, 0, sizeof(*pc));
-	pc->mtu = cfg->mtu;
-	pc->pool_mbufs = cfg->pool_mbufs;
-	pc->rx_desc = (uint16_t)cfg->rx_desc;
-	pc->tx_desc = (uint16_t)cfg->tx_desc;
-	pc->burst = (uint16_t)cfg->burst;
-	pc->link_wait_ms = cfg->link_wait_ms;
+	*pc = cfg->port;
 	pc->mac = me->has_mac ? &me->mac : NULL;
 	pc->pool_name = pool_name;
 }
@@ -327,6 +321,7 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	};
 	uint32_t *groups;
 	uint32_t i;
+	char err[256];
 	int rc;
 
 	ctx->peer_ip = calloc(cfg->world_size, sizeof(*ctx->peer_ip));
@@ -335,30 +330,19 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	for (i = 0; i < cfg->world_size; i++)
 		ctx->peer_ip[i] = cfg->ranks[i].ip;
 
-	hc_fault_init(&ctx->port.fault, cfg->fault_seed + ctx->rank);
+	if (hc_fault_configure(&ctx->port.fault, &cfg->fault, ctx->rank, err,
+			       sizeof(err)) != 0) {
+		/* hc_config_load checked the rules already. */
+		HC_LOG(ERR, CORE, "fault rules: %s", err);
+		return -HC_ERR_CONFIG;
+	}
 	ctx->port.fault.classify = classify;
 	ctx->port.fault.classify_arg = ctx;
-	ctx->port.fault.drop_last_once = cfg->fault_drop_last_once;
-	hc_fault_set(&ctx->port.fault, HC_FAULT_TX, HC_FAULT_CLASS_DATA,
-		     HC_FAULT_DROP, cfg->fault_drop_data);
-	if (cfg->fault_rules[0] != '\0') {
-		char err[256];
-
-		/* hc_config_load checked the rules already. */
-		if (hc_fault_parse(&ctx->port.fault, cfg->fault_rules, err,
-				   sizeof(err)) != 0) {
-			HC_LOG(ERR, CORE, "fault rules: %s", err);
-			return -HC_ERR_CONFIG;
-		}
-	}
 	ctx->port.clk = &ctx->clk;
 
-	memset(&nc, 0, sizeof(nc));
+	nc = cfg->net;
 	nc.ip = me->ip;
-	nc.udp_port = cfg->udp_port;
 	nc.arp_capacity = cfg->world_size;
-	nc.arp_timeout_ns = cfg->arp_timeout_ms * HC_NS_PER_MS;
-	nc.arp_retry_ns = cfg->arp_retry_ms * HC_NS_PER_MS;
 	rc = hc_net_init(&ctx->net, &ctx->port, &ctx->clk, &nc, hct_input,
 			 &ctx->hct);
 	if (rc != 0)
@@ -369,45 +353,12 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 			hc_arp_add_permanent(&ctx->net.arp, cfg->ranks[i].ip,
 					     &cfg->ranks[i].mac);
 
-	memset(&tc, 0, sizeof(tc));
+	tc = cfg->hct;
 	tc.job_id = cfg->job_id;
 	tc.rank = ctx->rank;
 	tc.world_size = cfg->world_size;
 	tc.peer_ip = ctx->peer_ip;
-	tc.window_pkts = cfg->window_pkts;
-	tc.rto_init_ns = cfg->rto_init_us * HC_NS_PER_US;
-	tc.rto_min_ns = cfg->rto_min_us * HC_NS_PER_US;
-	tc.rto_max_ns = cfg->rto_max_us * HC_NS_PER_US;
-	tc.retry_max = cfg->retry_max;
-	tc.ack_every = cfg->ack_every;
-	tc.hello_interval_ns = cfg->hello_interval_ms * HC_NS_PER_MS;
-	tc.keepalive_ns = cfg->keepalive_ms * HC_NS_PER_MS;
-	tc.peer_timeout_ns = cfg->peer_timeout_ms * HC_NS_PER_MS;
 	tc.always_on = ctx->engine_lcore != RTE_MAX_LCORE;
-	tc.bulk_min_share_pct = cfg->bulk_min_share_pct;
-	tc.critical_extra_pkts = cfg->critical_extra_pkts;
-	tc.tx_ring_max_bytes = cfg->tx_ring_max_bytes;
-	tc.rx_credit_bdp_pct = cfg->rx_credit_bdp_pct;
-	tc.bdp_bytes = cfg->bdp_bytes;
-	tc.cc.algo = (enum hct_cc_algo)cfg->cc;
-	tc.cc.init_cwnd = cfg->cwnd_init;
-	tc.cc.min_cwnd = cfg->cwnd_min;
-	tc.cc.ai = cfg->cc_ai;
-	tc.cc.beta = cfg->swift_beta;
-	tc.cc.max_mdf = cfg->cc_max_mdf;
-	tc.cc.base_target_ns = cfg->swift_base_target_us * HC_NS_PER_US;
-	tc.cc.hop_scale_ns = cfg->swift_hop_scale_ns;
-	tc.cc.hops = cfg->swift_hops;
-	tc.cc.fs_range_ns = cfg->swift_fs_range_us * HC_NS_PER_US;
-	tc.cc.fs_min_cwnd = cfg->swift_fs_min_cwnd;
-	tc.cc.fs_max_cwnd = cfg->swift_fs_max_cwnd;
-	tc.cc.endpoint_target_ns = cfg->swift_endpoint_target_us *
-				   HC_NS_PER_US;
-	tc.cc.dctcp_g = cfg->dctcp_g;
-	tc.cc.pace_burst = cfg->pace_burst;
-	tc.cc.reo_wnd_ns = cfg->reo_wnd_us * HC_NS_PER_US;
-	tc.cc.tlp_min_ns = cfg->tlp_min_us * HC_NS_PER_US;
-	tc.cc.tlp_ack_delay_ns = cfg->tlp_ack_delay_us * HC_NS_PER_US;
 	/* rte_rand() is seeded once per program, by a constructor: two
 	 * processes forked after it (a launcher that forks its ranks, or a
 	 * rank restarted by a forking parent) would draw the same nonce and
@@ -423,12 +374,10 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		return rc;
 	ctx->hct_up = 1;
 
-	rc = hc_coll_init(&ctx->coll, &ctx->hct, ctx->rank, cfg->slice_bytes,
-			  cfg->unexpected_max);
+	rc = hc_coll_init(&ctx->coll, &ctx->hct, ctx->rank, &cfg->coll);
 	if (rc != 0)
 		return rc;
 	ctx->coll_up = 1;
-	ctx->coll.algo = (enum hc_algo_id)cfg->algo;
 	groups = malloc(cfg->world_size * sizeof(*groups));
 	if (groups == NULL)
 		return -HC_ERR_NOMEM;
@@ -648,7 +597,7 @@ hc_finalize(struct hc_ctx *ctx)
 	/* Linger for a few minimum RTOs, answering peers whose last ACK
 	 * from us was lost, so they do not wait out their retry budget. */
 	now = hc_clock_now(&ctx->clk);
-	linger = now + 3 * (uint64_t)ctx->cfg.rto_min_us * HC_NS_PER_US;
+	linger = now + 3 * ctx->cfg.hct.rto_min_ns;
 	while (ctx->cfg.world_size > 1 && hc_clock_now(&ctx->clk) < linger)
 		hc_engine_idle(ctx, hc_engine_poll(ctx));
 	hc_ctx_teardown(ctx);

@@ -78,11 +78,15 @@ struct hc_net {
 
 struct hc_net_conf {
 	uint32_t ip;             /**< host byte order */
-	uint16_t udp_port;
+	uint16_t udp_port;       /**< [net] udp_port */
 	uint32_t arp_capacity;   /**< peers expected */
-	uint64_t arp_timeout_ns;
-	uint64_t arp_retry_ns;
+	uint64_t arp_timeout_ns; /**< [net] arp_timeout_ms: entry lifetime */
+	uint64_t arp_retry_ns;   /**< [net] arp_retry_ms: request interval */
 };
+
+/** The cluster-file keys of struct hc_net_conf (net_cfg.c); ip and
+ *  arp_capacity are the caller's. */
+extern const struct hc_cfg_table hc_net_cfg_table;
 
 /** @return 0, -HC_ERR_INVAL or -HC_ERR_NOMEM. */
 int hc_net_init(struct hc_net *net, struct hc_port *port,

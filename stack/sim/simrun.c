@@ -189,7 +189,7 @@ hc_simrun_create(const struct hc_simrun_conf *conf, struct hc_simrun **out)
 		rc = hc_config_defaults(&defaults, conf->net.hosts);
 		if (rc != 0)
 			return rc;
-		defaults.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+		defaults.port.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
 	} else {
 		if (conf->cfg->world_size != conf->net.hosts) {
 			HC_LOG(ERR, CORE, "sim: world_size %u on %u hosts",
@@ -200,7 +200,7 @@ hc_simrun_create(const struct hc_simrun_conf *conf, struct hc_simrun **out)
 		if (rc != 0)
 			return rc;
 	}
-	cfg->fault_seed = conf->seed;
+	cfg->fault.seed = conf->seed;
 	run = calloc(1, sizeof(*run));
 	if (run == NULL) {
 		rc = -HC_ERR_NOMEM;
@@ -218,8 +218,8 @@ hc_simrun_create(const struct hc_simrun_conf *conf, struct hc_simrun **out)
 	}
 	net = conf->net;
 	net.seed = conf->seed;
-	if (net.mtu == 0 || net.mtu < cfg->mtu)
-		net.mtu = cfg->mtu;
+	if (net.mtu == 0 || net.mtu < cfg->port.mtu)
+		net.mtu = cfg->port.mtu;
 	rc = hc_sim_create(&net, &run->sim);
 	if (rc != 0)
 		goto fail;

@@ -19,8 +19,9 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 
 	memset(t, 0, sizeof(*t));
 	if (net == NULL || conf == NULL || up == NULL || conf->nonce == 0 ||
-	    conf->window_pkts == 0 || conf->window_pkts > 4096 ||
-	    conf->rank >= conf->world_size || conf->bulk_min_share_pct > 50)
+	    conf->window_pkts == 0 || conf->window_pkts > HCT_WINDOW_MAX ||
+	    conf->rank >= conf->world_size ||
+	    conf->bulk_min_share_pct > HCT_BULK_SHARE_MAX_PCT)
 		return -HC_ERR_INVAL;
 	if (conf->cc.algo != HCT_CC_FIXED &&
 	    (!(conf->cc.min_cwnd > 0) || conf->cc.min_cwnd > conf->window_pkts ||

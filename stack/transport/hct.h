@@ -121,6 +121,18 @@ struct hct_upcalls {
 	void (*peer_lost)(void *ctx, uint32_t rank);
 };
 
+/** Largest window_pkts: the most packets a flow has in flight (its slot
+ *  ring), and the bound of every window-sized key (cwnd_*, pace_burst). */
+#define HCT_WINDOW_MAX 4096
+/** Largest bulk_min_share_pct: bulk never gets more than half by right. */
+#define HCT_BULK_SHARE_MAX_PCT 50
+
+/**
+ * What hct_init() needs. The fields the cluster file sets are listed, with
+ * their keys, units and ranges, in hct_cfg.c (hct_cfg_table); job_id,
+ * rank, world_size, peer_ip, nonce, always_on and initial_psn are the
+ * caller's.
+ */
 struct hct_conf {
 	uint32_t job_id;
 	uint32_t rank;
@@ -160,6 +172,9 @@ struct hct_conf {
 	                           *   zero: cc = fixed, reo_wnd min_rtt/4,
 	                           *   PTO 2 SRTT */
 };
+
+/** The cluster-file keys of struct hct_conf (hct_cfg.c). */
+extern const struct hc_cfg_table hct_cfg_table;
 
 struct hct_slot {
 	struct rte_mbuf *m;  /**< saved packet, NULL once acknowledged */

@@ -30,9 +30,9 @@ scn_config(struct hc_config *cfg, uint32_t hosts)
 
 	if (rc != 0)
 		return rc;
-	cfg->pool_mbufs = HC_SIMRUN_POOL_MBUFS;
-	cfg->rto_min_us = 200;
-	cfg->rto_init_us = 1000;
+	cfg->port.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+	cfg->hct.rto_min_ns = 200 * HC_NS_PER_US;
+	cfg->hct.rto_init_ns = 1000 * HC_NS_PER_US;
 	return 0;
 }
 

@@ -113,7 +113,7 @@ bench(uint32_t n, double gbps, int own)
 
 	if (hc_config_defaults(&cfg, n) != 0)
 		return -1;
-	cfg.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+	cfg.port.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
 	for (i = 0; own && i < n; i++)
 		cfg.ranks[i].group = i;
 	rc.cfg = &cfg;

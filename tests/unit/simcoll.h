@@ -483,10 +483,10 @@ world_mtu(uint32_t n, enum hc_algo_id algo, uint32_t g, uint32_t mtu)
 		rc.net.fabric_link = link;
 	}
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
-	cfg.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
-	cfg.algo = algo;
+	cfg.port.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+	cfg.coll.algo = algo;
 	if (mtu != 0)
-		cfg.mtu = mtu;
+		cfg.port.mtu = mtu;
 	for (r = 0; g != 0 && r < n; r++)
 		cfg.ranks[r].group = r / g;
 	rc.cfg = &cfg;

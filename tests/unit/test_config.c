@@ -6,6 +6,7 @@
  * (rte_openlog_stream into a memory stream) so that each error test also
  * checks the reason and the line it reports.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "hypercomm.h"
 #include "hypercomm_fault.h"
 #include "cc.h"
+#include "cfgkey.h"
 #include "config.h"
 #include "suites.h"
 #include "tune.h"
@@ -143,20 +145,20 @@ test_valid_defaults(void)
 	CU_ASSERT_EQUAL(cfg.job_id, 7);
 	CU_ASSERT_EQUAL(cfg.world_size, 2);
 	/* defaults */
-	CU_ASSERT_EQUAL(cfg.mtu, 1500);
-	CU_ASSERT_EQUAL(cfg.udp_port, 51966);
-	CU_ASSERT_EQUAL(cfg.arp_timeout_ms, 60000);
-	CU_ASSERT_EQUAL(cfg.window_pkts, 256);
-	CU_ASSERT_EQUAL(cfg.rto_min_us, 2000);
-	CU_ASSERT_EQUAL(cfg.rto_max_us, 500000);
-	CU_ASSERT_EQUAL(cfg.bulk_min_share_pct, 5);
-	CU_ASSERT_EQUAL(cfg.tx_ring_max_bytes, 16384);
-	CU_ASSERT_EQUAL(cfg.rx_credit_bdp_pct, 150);
-	CU_ASSERT_EQUAL(cfg.bdp_bytes, 100000);
-	CU_ASSERT_EQUAL(cfg.slice_bytes, 262144);
+	CU_ASSERT_EQUAL(cfg.port.mtu, 1500);
+	CU_ASSERT_EQUAL(cfg.net.udp_port, 51966);
+	CU_ASSERT_EQUAL(cfg.net.arp_timeout_ns, 60000 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(cfg.hct.window_pkts, 256);
+	CU_ASSERT_EQUAL(cfg.hct.rto_min_ns, 2000 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.rto_max_ns, 500000 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.bulk_min_share_pct, 5);
+	CU_ASSERT_EQUAL(cfg.hct.tx_ring_max_bytes, 16384);
+	CU_ASSERT_EQUAL(cfg.hct.rx_credit_bdp_pct, 150);
+	CU_ASSERT_EQUAL(cfg.hct.bdp_bytes, 100000);
+	CU_ASSERT_EQUAL(cfg.coll.slice_bytes, 262144);
 	CU_ASSERT_EQUAL(cfg.idle, HC_IDLE_SLEEP);
-	CU_ASSERT_EQUAL(cfg.fault_seed, 1);
-	CU_ASSERT_EQUAL(cfg.fault_drop_data, 0.0);
+	CU_ASSERT_EQUAL(cfg.fault.seed, 1);
+	CU_ASSERT_EQUAL(cfg.fault.drop_data, 0.0);
 	/* ranks */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg.ranks);
 	CU_ASSERT_EQUAL(cfg.ranks[0].ip, 0xc6120001);
@@ -169,7 +171,7 @@ test_valid_defaults(void)
 	/* every rank its own group; the tuner picks */
 	CU_ASSERT_EQUAL(cfg.ranks[0].group, 0);
 	CU_ASSERT_EQUAL(cfg.ranks[1].group, 1);
-	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_AUTO);
+	CU_ASSERT_EQUAL(cfg.coll.algo, HC_ALGO_AUTO);
 	hc_config_free(&cfg);
 	CU_ASSERT_PTR_NULL(cfg.ranks);
 }
@@ -188,22 +190,22 @@ test_valid_overrides(void)
 		"[engine]\nidle = busy\n"
 		"[fault]\nseed = 18446744073709551615\ndrop_data_pct = 2.5\n",
 		&cfg, log, sizeof(log)), 0);
-	CU_ASSERT_EQUAL(cfg.mtu, 9000);
-	CU_ASSERT_EQUAL(cfg.udp_port, 4791);
-	CU_ASSERT_EQUAL(cfg.window_pkts, 64);
-	CU_ASSERT_EQUAL(cfg.rto_min_us, 300);
-	CU_ASSERT_EQUAL(cfg.rto_max_us, 300);
-	CU_ASSERT_EQUAL(cfg.cc, HCT_CC_SWIFT);
-	CU_ASSERT_EQUAL(cfg.cwnd_min, 0.01);
-	CU_ASSERT_EQUAL(cfg.swift_beta, 0.5);
-	CU_ASSERT_EQUAL(cfg.reo_wnd_us, 7);
-	CU_ASSERT_EQUAL(cfg.cc_max_mdf, 0.5);
-	CU_ASSERT_EQUAL(cfg.dctcp_g, 0.0625);
+	CU_ASSERT_EQUAL(cfg.port.mtu, 9000);
+	CU_ASSERT_EQUAL(cfg.net.udp_port, 4791);
+	CU_ASSERT_EQUAL(cfg.hct.window_pkts, 64);
+	CU_ASSERT_EQUAL(cfg.hct.rto_min_ns, 300 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.rto_max_ns, 300 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.cc.algo, HCT_CC_SWIFT);
+	CU_ASSERT_EQUAL(cfg.hct.cc.min_cwnd, 0.01);
+	CU_ASSERT_EQUAL(cfg.hct.cc.beta, 0.5);
+	CU_ASSERT_EQUAL(cfg.hct.cc.reo_wnd_ns, 7 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(cfg.hct.cc.max_mdf, 0.5);
+	CU_ASSERT_EQUAL(cfg.hct.cc.dctcp_g, 0.0625);
 	CU_ASSERT_EQUAL(cfg.idle, HC_IDLE_BUSY);
-	CU_ASSERT_EQUAL(cfg.fault_seed, UINT64_MAX);
-	CU_ASSERT_DOUBLE_EQUAL(cfg.fault_drop_data, 0.025, 1e-12);
+	CU_ASSERT_EQUAL(cfg.fault.seed, UINT64_MAX);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.fault.drop_data, 0.025, 1e-12);
 	/* untouched keys keep their defaults */
-	CU_ASSERT_EQUAL(cfg.slice_bytes, 262144);
+	CU_ASSERT_EQUAL(cfg.coll.slice_bytes, 262144);
 	hc_config_free(&cfg);
 }
 
@@ -222,8 +224,8 @@ test_env_overrides(void)
 	unsetenv("HC_FAULT_SEED");
 	unsetenv("HC_FAULT_DROP_DATA_PCT");
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_EQUAL(cfg.fault_seed, 42);
-	CU_ASSERT_DOUBLE_EQUAL(cfg.fault_drop_data, 0.125, 1e-12);
+	CU_ASSERT_EQUAL(cfg.fault.seed, 42);
+	CU_ASSERT_DOUBLE_EQUAL(cfg.fault.drop_data, 0.125, 1e-12);
 	hc_config_free(&cfg);
 }
 
@@ -388,14 +390,14 @@ test_algo_group(void)
 				       &cfg, log, sizeof(log)), 0);
 	CU_ASSERT_EQUAL(cfg.ranks[0].group, 7);
 	CU_ASSERT_EQUAL(cfg.ranks[1].group, 65535);
-	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_HD);
+	CU_ASSERT_EQUAL(cfg.coll.algo, HC_ALGO_HD);
 	hc_config_free(&cfg);
 	setenv("HC_ALGO", "tree", 1);
 	rc = load_ini(JOB2 RANK0 RANK1 "[coll]\nalgo = hier\n", &cfg, log,
 		      sizeof(log));
 	unsetenv("HC_ALGO");
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_EQUAL(cfg.algo, HC_ALGO_TREE);
+	CU_ASSERT_EQUAL(cfg.coll.algo, HC_ALGO_TREE);
 	hc_config_free(&cfg);
 	expect_error(JOB2 RANK0 RANK1 "[coll]\nalgo = fast\n",
 		     ":12: [coll] algo: 'fast' is not ring, tree, hd, hier or "
@@ -467,9 +469,9 @@ test_fault_rules(void)
 	CU_ASSERT_EQUAL_FATAL(load_ini(JOB2 RANK0 RANK1 "[fault]\n"
 		"rules = dir=tx,class=data,drop=5 | dir=rx,class=ack,drop=20\n"
 		"drop_last_once = 1\n", &cfg, log, sizeof(log)), 0);
-	CU_ASSERT_STRING_EQUAL(cfg.fault_rules,
+	CU_ASSERT_STRING_EQUAL(cfg.fault.rules,
 			       "dir=tx,class=data,drop=5 | dir=rx,class=ack,drop=20");
-	CU_ASSERT(cfg.fault_drop_last_once);
+	CU_ASSERT(cfg.fault.drop_last_once);
 	hc_config_free(&cfg);
 
 	setenv("HC_FAULT", "class=ack,dup=3", 1);
@@ -477,8 +479,8 @@ test_fault_rules(void)
 	rc = load_ini(JOB2 RANK0 RANK1 "[fault]\nrules = drop=5\n"
 		      "drop_last_once = 1\n", &cfg, log, sizeof(log));
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_STRING_EQUAL(cfg.fault_rules, "class=ack,dup=3");
-	CU_ASSERT(!cfg.fault_drop_last_once);
+	CU_ASSERT_STRING_EQUAL(cfg.fault.rules, "class=ack,dup=3");
+	CU_ASSERT(!cfg.fault.drop_last_once);
 	hc_config_free(&cfg);
 	setenv("HC_FAULT", "drop=5;dir=sideways", 1);
 	expect_error(JOB2 RANK0 RANK1, "HC_FAULT: rule 2: dir='sideways': not "
@@ -498,6 +500,172 @@ test_fault_rules(void)
 	snprintf(needle, sizeof(needle), ":%d: [fault] drop_last_once: '2' is "
 		 "not 0 or 1", line);
 	expect_error(JOB2 RANK0 RANK1 "[fault]\ndrop_last_once = 2\n", needle);
+}
+
+/* Whether file (config/example.ini) has key name in [section], as
+ * "name = ..." or commented out as ";name = ...". */
+static int
+ini_documents(FILE *f, const char *section, const char *name)
+{
+	char line[1024], want[96];
+	size_t n = strlen(name);
+	int in = 0;
+
+	snprintf(want, sizeof(want), "[%s]", section);
+	rewind(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		const char *p = line;
+
+		if (line[0] == '[') {
+			in = strncmp(line, want, strlen(want)) == 0;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (*p == ';')
+			p++;
+		if (strncmp(p, name, n) != 0)
+			continue;
+		p += n;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '=')
+			return 1;
+	}
+	return 0;
+}
+
+/* config/example.ini documents every key of every layer's table. */
+static void
+test_example_lists_every_key(void)
+{
+	const struct hc_config_table *t;
+	unsigned int n, i, j, keys = 0;
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/config/example.ini", HC_SOURCE_ROOT);
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	t = hc_config_tables(&n);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < t[i].table->n; j++) {
+			const struct hc_cfg_key *k = &t[i].table->keys[j];
+			int ok = ini_documents(f, k->section, k->name);
+
+			CU_ASSERT(ok);
+			if (!ok)
+				fprintf(stderr, "\n  [%s] %s is not in %s\n",
+					k->section, k->name, path);
+			keys++;
+		}
+	fclose(f);
+	/* every key the loader knows: 57 in 7 sections */
+	CU_ASSERT_EQUAL(keys, 57);
+}
+
+/* Each key's default lies in its range, its range (times the unit
+ * factor) fits its field, and no key is listed twice. */
+static void
+test_tables_consistent(void)
+{
+	const struct hc_config_table *t;
+	unsigned int n, i, j, i2, j2;
+
+	t = hc_config_tables(&n);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < t[i].table->n; j++) {
+			const struct hc_cfg_key *k = &t[i].table->keys[j];
+			uint64_t mul = k->mul != 0 ? k->mul : 1;
+			uint64_t cap = k->type == HC_CFG_U16 ? UINT16_MAX :
+				       k->type == HC_CFG_U32 ? UINT32_MAX :
+				       UINT64_MAX;
+			int bad = 0;
+
+			switch (k->type) {
+			case HC_CFG_U16:
+			case HC_CFG_U32:
+			case HC_CFG_U64:
+				bad = k->min > k->max || k->max > cap / mul ||
+				      (!k->required &&
+				       (k->def < k->min || k->def > k->max));
+				break;
+			case HC_CFG_DOUBLE:
+				bad = !(k->dmin <= k->dmax) ||
+				      !(k->ddef <= k->dmax) ||
+				      (k->min_open ? !(k->ddef > k->dmin) :
+				       !(k->ddef >= k->dmin));
+				break;
+			case HC_CFG_BOOL:
+				bad = k->def > 1;
+				break;
+			case HC_CFG_ENUM:
+				bad = k->names == NULL ? k->parse == NULL ||
+				      k->choices == NULL :
+				      k->def >= k->n_names;
+				break;
+			case HC_CFG_STRING:
+				bad = k->size == 0;
+				break;
+			}
+			CU_ASSERT_FALSE(bad);
+			if (bad)
+				fprintf(stderr, "\n  [%s] %s: default, range or "
+					"field size wrong\n", k->section,
+					k->name);
+			for (i2 = 0; i2 < n; i2++)
+				for (j2 = 0; j2 < t[i2].table->n; j2++) {
+					const struct hc_cfg_key *o =
+						&t[i2].table->keys[j2];
+
+					CU_ASSERT(o == k ||
+						  strcmp(o->section,
+							 k->section) != 0 ||
+						  strcmp(o->name, k->name) != 0);
+				}
+		}
+}
+
+/* hc_addr_of_rank and hc-launch's rank_ip/rank_mac: one scheme. */
+static void
+test_addr_scheme(void)
+{
+	static const uint32_t ranks[] = { 0, 1, 248, 249, 250, 259, 1023,
+					  HC_ADDR_RANKS - 1 };
+	char cmd[8192], want[64], got[64], ipbuf[16];
+	struct rte_ether_addr mac;
+	uint32_t ip;
+	size_t i, len;
+	FILE *p;
+
+	CU_ASSERT_EQUAL(hc_addr_of_rank(HC_ADDR_RANKS, &ip, &mac),
+			-HC_ERR_INVAL);
+	CU_ASSERT_EQUAL_FATAL(hc_addr_of_rank(0, &ip, &mac), 0);
+	CU_ASSERT_EQUAL(ip, 0xc6120001u);	/* 198.18.0.1 */
+	CU_ASSERT(rte_is_valid_assigned_ether_addr(&mac));
+	/* the launcher's two one-line functions, run for each rank */
+	len = (size_t)snprintf(cmd, sizeof(cmd), "bash -c 'eval \"$(grep -E "
+			       "\"^rank_(ip|mac)\\(\\)\" %s/apps/hc-launch/"
+			       "hc-launch)\"; for r in", HC_SOURCE_ROOT);
+	for (i = 0; i < RTE_DIM(ranks); i++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " %u",
+					ranks[i]);
+	snprintf(cmd + len, sizeof(cmd) - len, "; do echo \"$(rank_ip $r) "
+		 "$(rank_mac $r)\"; done'");
+	p = popen(cmd, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	for (i = 0; i < RTE_DIM(ranks); i++) {
+		CU_ASSERT_EQUAL_FATAL(hc_addr_of_rank(ranks[i], &ip, &mac), 0);
+		snprintf(want, sizeof(want), "%s " RTE_ETHER_ADDR_PRT_FMT "\n",
+			 hc_ip_str(ip, ipbuf, sizeof(ipbuf)),
+			 RTE_ETHER_ADDR_BYTES(&mac));
+		for (len = 0; want[len] != '\0'; len++)
+			want[len] = (char)tolower((unsigned char)want[len]);
+		if (fgets(got, sizeof(got), p) == NULL)
+			got[0] = '\0';
+		CU_ASSERT_STRING_EQUAL(got, want);
+	}
+	CU_ASSERT_EQUAL(pclose(p), 0);
 }
 
 static const CU_TestInfo config_tests[] = {
@@ -525,6 +693,12 @@ static const CU_TestInfo config_tests[] = {
 	{ "[coll] algo, [rank.N] group, HC_ALGO", test_algo_group },
 	{ "error: [engine] idle = fast", test_bad_idle },
 	{ "error: no file, no path, not INI", test_unreadable },
+	{ "config/example.ini documents every table key",
+	  test_example_lists_every_key },
+	{ "key tables: defaults in range, ranges fit fields",
+	  test_tables_consistent },
+	{ "hc_addr_of_rank and hc-launch give the same addresses",
+	  test_addr_scheme },
 	CU_TEST_INFO_NULL,
 };
 

@@ -763,8 +763,9 @@ test_api_priority(void)
 		free(ctx);
 		return;
 	}
-	CU_ASSERT_EQUAL_FATAL(hc_coll_init(&ctx->coll, &s.hct, 0, 1u << 20,
-					   64), 0);
+	CU_ASSERT_EQUAL_FATAL(hc_coll_init(&ctx->coll, &s.hct, 0,
+		&(struct hc_coll_conf){ .slice_bytes = 1u << 20,
+					.unexpected_max = 64 }), 0);
 	CU_ASSERT_EQUAL_FATAL(hc_comm_init_world(&ctx->world, &ctx->coll, ctx,
 						 0, NRANK), 0);
 	for (i = 0; i < 3; i++) {

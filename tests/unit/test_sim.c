@@ -546,17 +546,21 @@ test_config_defaults(void)
 
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, 300) == 0);
 	CU_ASSERT(cfg.world_size == 300 && cfg.job_id == 1);
-	CU_ASSERT(cfg.mtu == 1500 && cfg.window_pkts == 256);
-	CU_ASSERT(cfg.rto_min_us == 2000 && cfg.pool_mbufs == 16383);
-	CU_ASSERT(cfg.udp_port == 51966 && cfg.idle == HC_IDLE_SLEEP);
+	CU_ASSERT(cfg.port.mtu == 1500 && cfg.hct.window_pkts == 256);
+	CU_ASSERT(cfg.hct.rto_min_ns == 2000 * HC_NS_PER_US &&
+		  cfg.port.pool_mbufs == 16383);
+	CU_ASSERT(cfg.net.udp_port == 51966 && cfg.idle == HC_IDLE_SLEEP);
 	CU_ASSERT(cfg.ranks[0].ip == 0xc6120001u);	/* 198.18.0.1 */
 	CU_ASSERT(cfg.ranks[259].ip == 0xc612010au);	/* 198.18.1.10 */
 	CU_ASSERT(cfg.ranks[259].has_mac);
+	/* hc_addr_of_rank: 02:00 and the IPv4 address, 02:00:c6:12:01:0a,
+	 * as hc-launch writes it. */
 	CU_ASSERT(cfg.ranks[259].mac.addr_bytes[0] == 0x02 &&
+		  cfg.ranks[259].mac.addr_bytes[1] == 0x00 &&
 		  cfg.ranks[259].mac.addr_bytes[2] == 0xc6 &&
 		  cfg.ranks[259].mac.addr_bytes[3] == 0x12 &&
 		  cfg.ranks[259].mac.addr_bytes[4] == 0x01 &&
-		  cfg.ranks[259].mac.addr_bytes[5] == 0x03);
+		  cfg.ranks[259].mac.addr_bytes[5] == 0x0a);
 	CU_ASSERT(strcmp(cfg.ranks[7].port, "sim") == 0);
 	hc_config_free(&cfg);
 }
@@ -695,12 +699,12 @@ run_allreduce_opts(uint32_t n, uint64_t count, const struct ar_opts *o,
 	a.status = calloc(n, sizeof(*a.status));
 	CU_ASSERT_FATAL(a.send && a.recv && a.req && a.status);
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
-	cfg.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
-	cfg.algo = HC_ALGO_RING;	/* the tuner measured: not auto */
+	cfg.port.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+	cfg.coll.algo = HC_ALGO_RING;	/* the tuner measured: not auto */
 	if (o->rules != NULL)
-		snprintf(cfg.fault_rules, sizeof(cfg.fault_rules), "%s",
+		snprintf(cfg.fault.rules, sizeof(cfg.fault.rules), "%s",
 			 o->rules);
-	cfg.fault_drop_last_once = o->drop_last_once;
+	cfg.fault.drop_last_once = o->drop_last_once;
 	rc.cfg = &cfg;
 	res->rc = hc_simrun_create(&rc, &a.run);
 	hc_config_free(&cfg);
@@ -985,10 +989,9 @@ test_c22_total_loss(void)
 	uint32_t i;
 
 	CU_ASSERT_FATAL(hc_config_defaults(&cfg, 4) == 0);
-	rto = (uint64_t)RTE_MAX(cfg.rto_init_us, cfg.rto_min_us) *
-	      HC_NS_PER_US;
-	for (i = 0; i <= cfg.retry_max; i++) {
-		bound += RTE_MIN(rto, (uint64_t)cfg.rto_max_us * HC_NS_PER_US) +
+	rto = RTE_MAX(cfg.hct.rto_init_ns, cfg.hct.rto_min_ns);
+	for (i = 0; i <= cfg.hct.retry_max; i++) {
+		bound += RTE_MIN(rto, cfg.hct.rto_max_ns) +
 			 HC_SIMRUN_IDLE_QUANTUM_NS;
 		rto *= 2;
 	}
