@@ -3,9 +3,9 @@
  * Collectives on simulated ranks, checked: the table of collectives, one
  * collective submitted on every rank and checked on every rank against
  * apps/hc-perf/pattern.h (sc_submit, sc_finish, run_one), a simulated
- * world, and main(). Shared by test_simcoll (the matrix), test_soak (C20)
- * and test_simcases; each includes it once, after defining _GNU_SOURCE
- * (test_eal.h).
+ * world, and the line of totals each prints at its end (sc_report; the
+ * main is cunit_main.c). Shared by test_simcoll (the matrix), test_soak
+ * (C20) and test_simcases; each includes it once.
  */
 #ifndef HC_TESTS_UNIT_SIMCOLL_H
 #define HC_TESTS_UNIT_SIMCOLL_H
@@ -25,7 +25,7 @@
 #include "pattern.h"
 #include "sim.h"
 #include "simrun.h"
-#include "test_eal.h"
+#include "cunit_main.h"
 #include "tune.h"
 
 #define MAX_FAIL_LINES 20
@@ -204,7 +204,7 @@ struct one {
 	int root;
 };
 
-static double
+static inline double
 clock_s(void)
 {
 	struct timespec ts;
@@ -503,39 +503,15 @@ world(uint32_t n, enum hc_algo_id algo, uint32_t g)
 	return world_mtu(n, algo, g, 0);
 }
 
-/* main() of a binary of collectives on simulated ranks: the EAL
- * (test_eal.h, prog's runtime directory stem), hc.* logs at warning, the
- * suites in CUnit's verbose mode, then one line `what: totals`.
- * @return the process's exit status. */
-static inline int
-sc_main(const char *prog, const char *stem, CU_SuiteInfo *suites,
-	const char *what)
+/* The report of a binary of collectives on simulated ranks (its
+ * cunit_bin.report): one line `what: totals`, with the process's wall time
+ * (s). */
+static inline void
+sc_report(const char *what, double wall_s)
 {
-	unsigned int failures;
-	CU_ErrorCode run;
-	double w0 = clock_s();
-
-	if (test_eal_init(prog, "1536", stem) != 0)
-		return EXIT_FAILURE;
-	rte_log_set_level_pattern("hc.*", RTE_LOG_WARNING);
-	if (CU_initialize_registry() != CUE_SUCCESS ||
-	    CU_register_suites(suites) != CUE_SUCCESS) {
-		fprintf(stderr, "%s: %s\n", prog, CU_get_error_msg());
-		CU_cleanup_registry();
-		test_eal_fini();
-		return EXIT_FAILURE;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	run = CU_basic_run_tests();
 	printf("\n%s: %" PRIu64 " collectives, %" PRIu64 " result elements "
 	       "checked, %" PRIu64 " failed; wall %.1f s\n", what, totals.runs,
-	       totals.checked, totals.failed, clock_s() - w0);
-	failures = CU_get_number_of_failures() +
-		   CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
-	test_eal_fini();
-	return run == CUE_SUCCESS && failures == 0 ? EXIT_SUCCESS
-						   : EXIT_FAILURE;
+	       totals.checked, totals.failed, wall_s);
 }
 
 #endif /* HC_TESTS_UNIT_SIMCOLL_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The EAL for the CUnit binaries that need mbuf pools (test_transport,
- * test_sim): --no-huge -m <mem_mb>, --no-pci, --no-telemetry, one lcore,
+ * The EAL for the binaries that need mbuf pools (test_transport, the sim
+ * binaries through cunit_main.c, the benchmarks): --no-huge -m <mem_mb>,
+ * --no-pci, --no-telemetry, one lcore,
  * DPDK's own logs at error, its own --file-prefix <stem><pid>, and that
  * runtime directory removed at the end.
  */

@@ -5,7 +5,8 @@
  * the wire. Linked into test_transport (which owns the EAL and main).
  *
  * One rank (0) of a world of 4 owns a manual clock, a struct hc_port, a
- * struct hc_net and a struct hct. Its port's backend decodes and logs
+ * struct hc_net and a struct hct. Its port (the fake port of wire.h, with
+ * nothing ever on its RX wire) decodes and logs
  * every frame it accepts (HCT type, destination rank, prio byte, IPv4 TOS,
  * PSN, credit) and frees it. With ring_on it also implements
  * tx_queued_bytes: accepted frames stay "in the ring" until the test
@@ -34,6 +35,7 @@
 #include "net.h"
 #include "port.h"
 #include "suites.h"
+#include "wire.h"
 
 #define NRANK 4
 #define S_JOB 0x5343484du
@@ -67,10 +69,10 @@ struct rec {
 
 static struct {
 	struct hc_clock clk;
-	struct hc_port port;
+	struct tw_port tw;
 	struct hc_net net;
 	struct hct hct;
-	int port_up, net_up, hct_up;
+	int net_up, hct_up;
 	struct rec log[S_LOG_MAX];
 	uint32_t nlog;
 	uint32_t bad_frames;
@@ -80,9 +82,8 @@ static struct {
 	uint32_t msg_sent;
 	uint64_t data_rx;
 	uint8_t *buf;           /* source of every message */
+	uint64_t now;           /* the clock, for the port's (empty) RX */
 } s;
-
-static unsigned int s_pool_seq;
 
 /* ---- backend --------------------------------------------------------- */
 
@@ -90,14 +91,10 @@ static void
 log_frame(const struct rte_mbuf *m)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t off = RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) +
-		       sizeof(struct rte_udp_hdr);
 	struct hct_pkt p;
 	struct rec *r;
 
-	if (m->data_len < off ||
-	    hct_hdr_decode(d + off, m->data_len - off, &p) != 0 ||
-	    s.nlog == S_LOG_MAX) {
+	if (tw_frame_hct_decode(m, &p) != 0 || s.nlog == S_LOG_MAX) {
 		s.bad_frames++;
 		return;
 	}
@@ -112,56 +109,24 @@ log_frame(const struct rte_mbuf *m)
 	r->len = p.length;
 }
 
-static uint16_t
-log_tx_burst(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
+/* tx_burst of the port (wire.h): log the frame, count it in the ring. */
+static void
+log_xmit(struct tw_port *tp, struct rte_mbuf *m)
 {
-	uint16_t i;
-
-	RTE_SET_USED(port);
-	for (i = 0; i < n; i++) {
-		log_frame(pkts[i]);
-		if (s.ring_on)
-			s.ring_bytes += pkts[i]->pkt_len;
-		rte_pktmbuf_free(pkts[i]);
-	}
+	RTE_SET_USED(tp);
+	log_frame(m);
+	if (s.ring_on)
+		s.ring_bytes += m->pkt_len;
 	s.ring_max = RTE_MAX(s.ring_max, s.ring_bytes);
-	return n;
-}
-
-static uint16_t
-log_rx_burst(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
-{
-	RTE_SET_USED(port);
-	RTE_SET_USED(pkts);
-	RTE_SET_USED(n);
-	return 0;
+	rte_pktmbuf_free(m);
 }
 
 static uint64_t
-log_queued_bytes(const struct hc_port *port)
+log_queued_bytes(const struct tw_port *tp)
 {
-	RTE_SET_USED(port);
+	RTE_SET_USED(tp);
 	return s.ring_bytes;
 }
-
-static void
-log_close(struct hc_port *port)
-{
-	RTE_SET_USED(port);
-}
-
-static const struct hc_port_ops log_ops = {
-	.rx_burst = log_rx_burst,
-	.tx_burst = log_tx_burst,
-	.close = log_close,
-};
-
-static const struct hc_port_ops ring_ops = {
-	.rx_burst = log_rx_burst,
-	.tx_burst = log_tx_burst,
-	.close = log_close,
-	.tx_queued_bytes = log_queued_bytes,
-};
 
 /* The link puts bytes of the ring on the wire. */
 static void
@@ -215,10 +180,9 @@ static int
 s_setup(const struct hct_conf *tc, int ring_on,
 	 const struct hct_upcalls *up, void *up_ctx)
 {
-	char name[RTE_MEMPOOL_NAMESIZE];
 	struct hc_net_conf nc = {
 		.ip = s_ip[0],
-		.udp_port = 51966,
+		.udp_port = TW_UDP_PORT,
 		.arp_capacity = NRANK,
 		.arp_timeout_ns = 60 * HC_NS_PER_S,
 		.arp_retry_ns = HC_NS_PER_MS,
@@ -229,22 +193,14 @@ s_setup(const struct hct_conf *tc, int ring_on,
 
 	memset(&s, 0, sizeof(s));
 	s.buf = calloc(1, S_BUF);
-	snprintf(name, sizeof(name), "hcts_%u", s_pool_seq++);
-	s.port.pool = rte_pktmbuf_pool_create(name, 4095, 0, 0,
-					      RTE_MBUF_DEFAULT_BUF_SIZE,
-					      SOCKET_ID_ANY);
-	if (s.buf == NULL || s.port.pool == NULL)
+	s.now = S_T0;
+	if (s.buf == NULL ||
+	    tw_port_open(&s.tw, "log0", 4095, &mac, S_MTU, &s.now, log_xmit,
+			 ring_on ? log_queued_bytes : NULL, NULL) != 0)
 		return -1;
 	s.ring_on = ring_on;
-	s.port.ops = ring_on ? &ring_ops : &log_ops;
-	snprintf(s.port.name, sizeof(s.port.name), "log0");
-	s.port.mac = mac;
-	s.port.mtu = S_MTU;
-	s.port.burst = 32;
-	hc_fault_init(&s.port.fault, 1);
-	s.port_up = 1;
 	hc_clock_init_manual(&s.clk, S_T0);
-	if (hc_net_init(&s.net, &s.port, &s.clk, &nc, hct_input, &s.hct) != 0)
+	if (hc_net_init(&s.net, &s.tw.port, &s.clk, &nc, hct_input, &s.hct) != 0)
 		return -1;
 	s.net_up = 1;
 	for (i = 1; i < NRANK; i++) {
@@ -306,19 +262,12 @@ s_conf(void)
 static void
 s_destroy(void)
 {
-	uint32_t i;
-
 	if (s.hct_up)
 		hct_free(&s.hct);
 	if (s.net_up)
 		hc_net_free(&s.net);
-	for (i = 0; i < s.port.txq_len; i++)
-		rte_pktmbuf_free(s.port.txq[i]);
-	s.port.txq_len = 0;
-	if (s.port_up) {
-		CU_ASSERT_EQUAL(rte_mempool_in_use_count(s.port.pool), 0);
-		hc_port_close(&s.port);
-	}
+	tw_port_drain(&s.tw);
+	tw_port_close(&s.tw);
 	CU_ASSERT_EQUAL(s.bad_frames, 0);
 	free(s.buf);
 	s.buf = NULL;
@@ -327,6 +276,7 @@ s_destroy(void)
 static void
 s_set_now(uint64_t t)
 {
+	s.now = t;
 	s.clk.manual_ns = t;
 }
 
@@ -338,7 +288,7 @@ s_poll(void)
 
 	w += hct_tick(&s.hct);
 	w += hct_tx(&s.hct);
-	hc_port_flush(&s.port);
+	hc_port_flush(&s.tw.port);
 	return w;
 }
 
@@ -357,7 +307,7 @@ static void
 s_inject(uint32_t src, uint8_t type, uint32_t psn, uint32_t ack_psn,
 	 uint16_t credit, uint32_t payload)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(s.port.pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(s.tw.port.pool);
 	struct hct_pkt p;
 	uint8_t *h;
 

@@ -9,7 +9,8 @@
  * simulated ranks, with and without link loss, and check every element on
  * every rank against apps/hc-perf/pattern.h, and that a seed fixes a run.
  *
- * HC_SIM_TEST="<test name>" runs that one test only (profiling).
+ * HC_SIM_TEST="<test name>" runs that one test only (profiling; the main
+ * is cunit_main.c, shared by the sim binaries).
  *
  * The EAL is needed for mbuf pools only: --no-huge -m 1536, --no-pci, its
  * own --file-prefix hcsim<pid>, whose runtime directory is removed at exit.
@@ -38,7 +39,7 @@
 #include "pattern.h"
 #include "sim.h"
 #include "simrun.h"
-#include "test_eal.h"
+#include "cunit_main.h"
 
 #define T0 HC_SIM_DEF_START_NS
 #define RATE 10.0          /* Gbit/s: 1000-byte frame = 800 ns */
@@ -1191,42 +1192,10 @@ static CU_SuiteInfo suites[] = {
 	CU_SUITE_INFO_NULL,
 };
 
-int
-main(void)
-{
-	unsigned int failures = 0;
-	CU_ErrorCode run = CUE_SUCCESS;
-	const char *only;
-
-	if (test_eal_init("test_sim", "1536", "hcsim") != 0)
-		return EXIT_FAILURE;
-	rte_log_set_level_pattern("hc.*", RTE_LOG_WARNING);
-	if (CU_initialize_registry() != CUE_SUCCESS ||
-	    CU_register_suites(suites) != CUE_SUCCESS) {
-		fprintf(stderr, "test_sim: %s\n", CU_get_error_msg());
-		CU_cleanup_registry();
-		test_eal_fini();
-		return EXIT_FAILURE;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	only = getenv("HC_SIM_TEST");
-	if (only != NULL) {
-		CU_pSuite s = NULL;
-		CU_pTest t = NULL;
-		size_t i;
-
-		for (i = 0; suites[i].pName != NULL && t == NULL; i++) {
-			s = CU_get_suite(suites[i].pName);
-			t = s != NULL ? CU_get_test(s, only) : NULL;
-		}
-		run = t != NULL ? CU_basic_run_test(s, t) : CUE_NOTEST;
-	} else {
-		run = CU_basic_run_tests();
-	}
-	failures = CU_get_number_of_failures() +
-		   CU_get_number_of_suites_failed();
-	CU_cleanup_registry();
-	test_eal_fini();
-	return run == CUE_SUCCESS && failures == 0 ? EXIT_SUCCESS
-						   : EXIT_FAILURE;
-}
+const struct cunit_bin cunit_bin = {
+	.prog = "test_sim",
+	.mem_mb = "1536",
+	.stem = "hcsim",
+	.hc_log_level = RTE_LOG_WARNING,
+	.suites = suites,
+};

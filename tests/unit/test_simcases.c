@@ -266,8 +266,17 @@ static CU_SuiteInfo suites[] = {
 	CU_SUITE_INFO_NULL,
 };
 
-int
-main(void)
+static void
+report(double wall_s)
 {
-	return sc_main("test_simcases", "hcsimcases", suites, "simcases");
+	sc_report("simcases", wall_s);
 }
+
+const struct cunit_bin cunit_bin = {
+	.prog = "test_simcases",
+	.mem_mb = "1536",
+	.stem = "hcsimcases",
+	.hc_log_level = RTE_LOG_WARNING,
+	.suites = suites,
+	.report = report,
+};

@@ -238,8 +238,17 @@ static CU_SuiteInfo suites[] = {
 	CU_SUITE_INFO_NULL,
 };
 
-int
-main(void)
+static void
+report(double wall_s)
 {
-	return sc_main("test_simcoll", "hcsimcoll", suites, "matrix");
+	sc_report("matrix", wall_s);
 }
+
+const struct cunit_bin cunit_bin = {
+	.prog = "test_simcoll",
+	.mem_mb = "1536",
+	.stem = "hcsimcoll",
+	.hc_log_level = RTE_LOG_WARNING,
+	.suites = suites,
+	.report = report,
+};

@@ -5,7 +5,7 @@
  * tests/bench/transport prints. Deterministic: every figure is a function
  * of the code and the seeds.
  */
-#define _GNU_SOURCE /* nftw() in test_eal.h */
+#define _GNU_SOURCE
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 
 #include "hypercomm.h"
 #include "scenarios.h"
-#include "test_eal.h"
+#include "cunit_main.h"
 
 /* Goodput of a 1 MiB transfer against lossless, 10 seeds each. */
 static void
@@ -135,24 +135,10 @@ static CU_SuiteInfo suites[] = {
 	CU_SUITE_INFO_NULL,
 };
 
-int
-main(void)
-{
-	unsigned int failures;
-
-	if (test_eal_init("test_simxport", "2048", "hcsx") != 0)
-		return 2;
-	rte_log_set_level_pattern("hc.*", RTE_LOG_ERR);
-	if (CU_initialize_registry() != CUE_SUCCESS ||
-	    CU_register_suites(suites) != CUE_SUCCESS) {
-		fprintf(stderr, "test_simxport: CUnit: %s\n", CU_get_error_msg());
-		test_eal_fini();
-		return 2;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	test_eal_fini();
-	return failures == 0 ? 0 : 1;
-}
+const struct cunit_bin cunit_bin = {
+	.prog = "test_simxport",
+	.mem_mb = "2048",
+	.stem = "hcsx",
+	.hc_log_level = RTE_LOG_ERR,
+	.suites = suites,
+};

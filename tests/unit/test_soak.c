@@ -121,8 +121,17 @@ static CU_SuiteInfo suites[] = {
 	CU_SUITE_INFO_NULL,
 };
 
-int
-main(void)
+static void
+report(double wall_s)
 {
-	return sc_main("test_soak", "hcsoak", suites, "soak");
+	sc_report("soak", wall_s);
 }
+
+const struct cunit_bin cunit_bin = {
+	.prog = "test_soak",
+	.mem_mb = "1536",
+	.stem = "hcsoak",
+	.hc_log_level = RTE_LOG_WARNING,
+	.suites = suites,
+	.report = report,
+};

@@ -3,8 +3,8 @@
  * test_transport: protocol tests of HCT that drive the real stack/net and
  * stack/transport code packet by packet, without a NIC (the eRPC style).
  *
- * Two endpoints, rank 0 and rank 1, each own a manual clock, a struct
- * hc_port whose backend is an in-memory FIFO, a struct hc_net and a struct
+ * Two endpoints, rank 0 and rank 1, each own a manual clock, a fake port
+ * whose backend is an in-memory FIFO (wire.h), a struct hc_net and a struct
  * hct. Their ports are joined by a "wire" the tests control: every frame a
  * port transmits is classified (other, HCT DATA, ACK, control: the HCT type
  * byte at offset 14 + 20 + 8 + 1) and then delivered, dropped, duplicated,
@@ -66,13 +66,14 @@
 #include "psn.h"
 #include "suites.h"
 #include "test_eal.h"
+#include "wire.h"
 
 unsigned int unit_register_errors; /* add_sched_suite() counts here */
 
 #define IP0 0xc6120001u		/* 198.18.0.1, rank 0 */
 #define IP1 0xc6120002u		/* 198.18.0.2, rank 1 */
 #define IP_OTHER 0xc6120003u	/* 198.18.0.3, a host that is no rank */
-#define UDP_PORT 51966
+#define UDP_PORT TW_UDP_PORT
 #define JOB_ID 0x4a4f4231u
 #define NONCE0 0x1111u
 #define NONCE1 0x2222u
@@ -85,7 +86,6 @@ unsigned int unit_register_errors; /* add_sched_suite() counts here */
 #define MTU 1500
 #define MSS_EXPECTED 1368	/* (1500 - 20 - 8 - 104) rounded down to 8 */
 #define POOL_MBUFS 4096
-#define FIFO_CAP 4096		/* frames on the wire towards one endpoint */
 #define CAPTURE_MAX 256		/* captured frames per endpoint */
 #define BUF_MAX 320000		/* destination buffer of each endpoint */
 #define PUMP_MAX 100000		/* polls of both endpoints in one pump() */
@@ -114,28 +114,14 @@ static const struct rte_ether_addr other_mac = {
 
 /* ---- harness ------------------------------------------------------- */
 
-struct frame {
-	struct rte_mbuf *m;
-	uint64_t due_ns;	/* visible to rx_burst from then on */
-};
-
-/* Frames on their way to one endpoint, in order. */
-struct fifo {
-	struct frame f[FIFO_CAP];
-	uint32_t head;
-	uint32_t len;
-};
-
 struct ep {
 	uint32_t rank;
 	struct hc_clock clk;
-	struct hc_port port;
+	struct tw_port tw;	/* port, and the FIFO towards it */
 	struct hc_net net;
 	struct hct hct;
-	int port_up;
 	int net_up;
 	int hct_up;
-	struct fifo rxq;
 	/* what the upcalls saw */
 	uint8_t *dst;		/* DATA payloads, placed at desc.offset */
 	uint8_t *cnt;		/* deliveries of each byte of dst */
@@ -194,8 +180,6 @@ static struct {
 	void (*watch)(void);	/* called after every pump() */
 } g;
 
-static unsigned int pool_seq;
-
 /* Congestion control of the endpoints env_create() builds next. */
 static struct hct_cc_conf cc_conf;
 
@@ -219,72 +203,12 @@ wire_seed(struct wire *w, uint64_t seed)
 	hc_fault_init(&w->rng, seed);
 }
 
-/* Queue m, due at due, behind every frame due no later (a delayed frame
- * lets later ones overtake it). */
-static int
-fifo_push(struct fifo *q, struct rte_mbuf *m, uint64_t due)
-{
-	uint32_t i;
-
-	if (q->len == FIFO_CAP)
-		return -1;
-	for (i = q->len; i > 0; i--) {
-		struct frame *prev = &q->f[(q->head + i - 1) % FIFO_CAP];
-
-		if (prev->due_ns <= due)
-			break;
-		q->f[(q->head + i) % FIFO_CAP] = *prev;
-	}
-	q->f[(q->head + i) % FIFO_CAP].m = m;
-	q->f[(q->head + i) % FIFO_CAP].due_ns = due;
-	q->len++;
-	return 0;
-}
-
-static void
-fifo_clear(struct fifo *q)
-{
-	while (q->len > 0) {
-		rte_pktmbuf_free(q->f[q->head].m);
-		q->head = (q->head + 1) % FIFO_CAP;
-		q->len--;
-	}
-}
-
-/* The HCT header of a frame we built or captured, or NULL. */
-static const uint8_t *
-frame_hct_hdr(const struct rte_mbuf *m, uint32_t *hct_len)
-{
-	const struct rte_ether_hdr *eth;
-	const struct rte_ipv4_hdr *ip;
-	const struct rte_udp_hdr *udp;
-	uint32_t hl;
-
-	if (m->data_len < sizeof(*eth) + sizeof(*ip) + sizeof(*udp) + 2)
-		return NULL;
-	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
-		return NULL;
-	ip = (const struct rte_ipv4_hdr *)(eth + 1);
-	if (ip->next_proto_id != IPPROTO_UDP)
-		return NULL;
-	hl = (ip->version_ihl & 0x0f) * 4u;
-	if (m->data_len < sizeof(*eth) + hl + sizeof(*udp) + 2)
-		return NULL;
-	udp = (const struct rte_udp_hdr *)((const uint8_t *)ip + hl);
-	if (udp->dst_port != rte_cpu_to_be_16(UDP_PORT))
-		return NULL;
-	if (hct_len != NULL)
-		*hct_len = m->data_len - (sizeof(*eth) + hl + sizeof(*udp));
-	return (const uint8_t *)(udp + 1);
-}
-
 /* Kind of a frame, and the PSN of an HCT packet. */
 static enum hc_fault_class
 wire_classify(const struct rte_mbuf *m, uint32_t *psn)
 {
 	uint32_t len;
-	const uint8_t *h = frame_hct_hdr(m, &len);
+	const uint8_t *h = tw_frame_hct_hdr(m, &len);
 	rte_be32_t be;
 
 	if (h == NULL)
@@ -304,37 +228,13 @@ wire_classify(const struct rte_mbuf *m, uint32_t *psn)
 	}
 }
 
-/* Decode the HCT header of frame m into p. @return 0 or -1. */
-static int
-frame_hct_decode(const struct rte_mbuf *m, struct hct_pkt *p)
-{
-	uint32_t len;
-	const uint8_t *h = frame_hct_hdr(m, &len);
-
-	if (h == NULL)
-		return -1;
-	return hct_hdr_decode(h, len, p);
-}
-
 /* Put a copy of m (in the receiver's pool, without TX offload flags) on
  * the wire towards rank to, visible from due on. Frees m when consume. */
 static void
 deliver_at(uint32_t to, struct rte_mbuf *m, uint64_t due, int consume)
 {
-	struct ep *e = &g.ep[to];
-	struct rte_mbuf *c = rte_pktmbuf_copy(m, e->port.pool, 0, UINT32_MAX);
-
-	if (consume)
-		rte_pktmbuf_free(m);
-	if (c == NULL) {
+	if (tw_deliver(&g.ep[to].tw, m, due, consume) != 0)
 		g.wire.overflow++;
-		return;
-	}
-	c->ol_flags = 0;
-	if (fifo_push(&e->rxq, c, due) != 0) {
-		g.wire.overflow++;
-		rte_pktmbuf_free(c);
-	}
 }
 
 static void
@@ -477,7 +377,7 @@ cap_clear(uint32_t from)
 static void
 inject(struct ep *e, struct rte_mbuf *m)
 {
-	if (fifo_push(&e->rxq, m, g.now) != 0) {
+	if (tw_fifo_push(&e->tw.rxq, m, g.now) != 0) {
 		g.wire.overflow++;
 		rte_pktmbuf_free(m);
 	}
@@ -485,43 +385,14 @@ inject(struct ep *e, struct rte_mbuf *m)
 
 /* ---- memory port backend -------------------------------------------- */
 
-static uint16_t
-mem_rx_burst(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct ep *e = container_of(port, struct ep, port);
-	struct fifo *q = &e->rxq;
-	uint16_t got = 0;
-
-	while (got < n && q->len > 0 && q->f[q->head].due_ns <= g.now) {
-		pkts[got++] = q->f[q->head].m;
-		q->head = (q->head + 1) % FIFO_CAP;
-		q->len--;
-	}
-	return got;
-}
-
-static uint16_t
-mem_tx_burst(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct ep *e = container_of(port, struct ep, port);
-	uint16_t i;
-
-	for (i = 0; i < n; i++)
-		wire_xmit(e->rank, pkts[i]);
-	return n;
-}
-
+/* tx_burst of rank's port (wire.h): every frame onto the wire. */
 static void
-mem_close(struct hc_port *port)
+mem_xmit(struct tw_port *tp, struct rte_mbuf *m)
 {
-	RTE_SET_USED(port);
-}
+	const struct ep *e = tp->ctx;
 
-static const struct hc_port_ops mem_ops = {
-	.rx_burst = mem_rx_burst,
-	.tx_burst = mem_tx_burst,
-	.close = mem_close,
-};
+	wire_xmit(e->rank, m);
+}
 
 /* ---- upcalls --------------------------------------------------------- */
 
@@ -584,25 +455,13 @@ up_peer_lost(void *ctx, uint32_t rank)
 static int
 ep_port_open(struct ep *e, uint32_t rank)
 {
-	char name[RTE_MEMPOOL_NAMESIZE];
+	char name[16];
 
 	e->rank = rank;
-	snprintf(name, sizeof(name), "hctt_%u_%u", rank, pool_seq++);
-	e->port.pool = rte_pktmbuf_pool_create(name, POOL_MBUFS, 0, 0,
-					       RTE_MBUF_DEFAULT_BUF_SIZE,
-					       SOCKET_ID_ANY);
-	if (e->port.pool == NULL)
+	snprintf(name, sizeof(name), "mem%u", rank);
+	if (tw_port_open(&e->tw, name, POOL_MBUFS, &rank_mac[rank], MTU,
+			 &g.now, mem_xmit, NULL, e) != 0)
 		return -1;
-	e->port.ops = &mem_ops;
-	snprintf(e->port.name, sizeof(e->port.name), "mem%u", rank);
-	e->port.mac = rank_mac[rank];
-	e->port.mtu = MTU;
-	e->port.burst = 32;
-	e->port.tx_ip_cksum = false;
-	e->port.tx_udp_cksum = false;
-	e->port.rx_cksum = false;
-	hc_fault_init(&e->port.fault, 1);
-	e->port_up = 1;
 	e->dst = calloc(1, BUF_MAX);
 	e->cnt = calloc(1, BUF_MAX);
 	return e->dst == NULL || e->cnt == NULL ? -1 : 0;
@@ -647,7 +506,7 @@ ep_stack_init(struct ep *e, uint32_t nonce, uint32_t initial_psn)
 	};
 
 	hc_clock_init_manual(&e->clk, g.now);
-	if (hc_net_init(&e->net, &e->port, &e->clk, &nc, hct_input,
+	if (hc_net_init(&e->net, &e->tw.port, &e->clk, &nc, hct_input,
 			&e->hct) != 0)
 		return -1;
 	e->net_up = 1;
@@ -691,32 +550,19 @@ env_create(uint32_t initial_psn)
 static void
 env_destroy(void)
 {
-	uint32_t i, j;
+	uint32_t i;
 
 	for (i = 0; i < 2; i++) {
 		struct ep *e = &g.ep[i];
 
 		ep_stack_free(e);
-		fifo_clear(&e->rxq);
-		for (j = 0; j < e->port.txq_len; j++)
-			rte_pktmbuf_free(e->port.txq[j]);
-		e->port.txq_len = 0;
+		tw_port_drain(&e->tw);
 		rte_pktmbuf_free(g.wire.held[i]);
 		g.wire.held[i] = NULL;
 		cap_clear(i);
 	}
-	for (i = 0; i < 2; i++) {
-		struct ep *e = &g.ep[i];
-
-		if (!e->port_up)
-			continue;
-		if (rte_mempool_in_use_count(e->port.pool) != 0)
-			printf("\n    rank %u: %u mbufs leaked\n", i,
-			       rte_mempool_in_use_count(e->port.pool));
-		CU_ASSERT_EQUAL(rte_mempool_in_use_count(e->port.pool), 0);
-		hc_port_close(&e->port);
-		e->port_up = 0;
-	}
+	for (i = 0; i < 2; i++)
+		tw_port_close(&g.ep[i].tw);
 	for (i = 0; i < 2; i++) {
 		free(g.ep[i].dst);
 		free(g.ep[i].cnt);
@@ -733,19 +579,19 @@ static uint32_t
 ep_poll(struct ep *e)
 {
 	struct rte_mbuf *pkts[64];
-	uint64_t tx_before = e->port.stats.tx_pkts;
+	uint64_t tx_before = e->tw.port.stats.tx_pkts;
 	uint16_t n, i;
 	uint32_t work;
 
-	n = hc_port_rx(&e->port, pkts, e->port.burst);
+	n = hc_port_rx(&e->tw.port, pkts, e->tw.port.burst);
 	for (i = 0; i < n; i++)
 		hc_net_input(&e->net, pkts[i]);
 	work = n;
 	work += hct_flush_acks(&e->hct);
 	work += hct_tick(&e->hct);
 	work += hct_tx(&e->hct);
-	hc_port_flush(&e->port);
-	work += (uint32_t)(e->port.stats.tx_pkts - tx_before);
+	hc_port_flush(&e->tw.port);
+	work += (uint32_t)(e->tw.port.stats.tx_pkts - tx_before);
 	return work;
 }
 
@@ -775,7 +621,7 @@ advance(uint64_t limit)
 	uint32_t i;
 
 	for (i = 0; i < 2; i++) {
-		const struct fifo *q = &g.ep[i].rxq;
+		const struct tw_fifo *q = &g.ep[i].tw.rxq;
 		uint64_t timer = g.ep[i].hct_up ?
 				 hct_next_timer(&g.ep[i].hct) : UINT64_MAX;
 
@@ -825,7 +671,7 @@ run_for(uint64_t ns)
 static int
 wire_idle(void)
 {
-	return g.ep[0].rxq.len == 0 && g.ep[1].rxq.len == 0 &&
+	return g.ep[0].tw.rxq.len == 0 && g.ep[1].tw.rxq.len == 0 &&
 	       g.wire.held[0] == NULL && g.wire.held[1] == NULL;
 }
 
@@ -1133,7 +979,7 @@ static int
 net_send_image(struct ep *from, uint32_t dst_ip, const uint8_t *img,
 	       uint32_t len)
 {
-	struct rte_mbuf *m = hc_port_alloc(&from->port);
+	struct rte_mbuf *m = hc_port_alloc(&from->tw.port);
 	void *d;
 
 	if (m == NULL)
@@ -1857,7 +1703,7 @@ test_strays(void)
 
 	forge_data(&p, psn, sizeof(payload));
 	n = hct_image(img, &p, HCT_HDR_LEN, payload, sizeof(payload));
-	m = frame_udp(b->port.pool, &other_mac, &rank_mac[1], IP_OTHER, IP1,
+	m = frame_udp(b->tw.port.pool, &other_mac, &rank_mac[1], IP_OTHER, IP1,
 		      img, (uint16_t)n, 0);
 	CU_ASSERT_PTR_NOT_NULL(m);
 	if (m != NULL)
@@ -1928,7 +1774,7 @@ test_restart(void)
 	rcv0 = fa->rcv_nxt;
 	stray0 = a->hct.stats.stray_rx;
 	ep_stack_free(b);
-	fifo_clear(&b->rxq);
+	tw_fifo_clear(&b->tw.rxq);
 	if (ep_stack_init(b, NONCE1_NEW, 0) != 0) {
 		CU_FAIL("restart of rank 1 failed");
 		goto out;
@@ -1990,7 +1836,7 @@ test_net_layer(void)
 
 	/* ARP request for rank 1's IP from a stranger. */
 	replies0 = b->net.stats.arp_replies;
-	m = rte_pktmbuf_alloc(b->port.pool);
+	m = rte_pktmbuf_alloc(b->tw.port.pool);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m,
 		sizeof(*eth) + sizeof(*arp));
@@ -2045,7 +1891,7 @@ test_net_layer(void)
 	ck = rte_raw_cksum(icmp_buf, sizeof(icmp_buf));
 	icmp->icmp_cksum = (ck == 0xffff) ? ck : (uint16_t)~ck;
 	CU_ASSERT_EQUAL(rte_raw_cksum(icmp_buf, sizeof(icmp_buf)), 0xffff);
-	m = frame_ip(b->port.pool, &other_mac, &rank_mac[1], IP_OTHER, IP1,
+	m = frame_ip(b->tw.port.pool, &other_mac, &rank_mac[1], IP_OTHER, IP1,
 		     IPPROTO_ICMP, icmp_buf, sizeof(icmp_buf), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	inject(b, m);
@@ -2080,7 +1926,7 @@ test_net_layer(void)
 	cksum0 = b->net.stats.rx_drops[HC_NET_DROP_CKSUM];
 	icmp = (struct rte_icmp_hdr *)icmp_buf;
 	icmp->icmp_cksum ^= 0x0100;
-	m = frame_ip(b->port.pool, &other_mac, &rank_mac[1], IP_OTHER, IP1,
+	m = frame_ip(b->tw.port.pool, &other_mac, &rank_mac[1], IP_OTHER, IP1,
 		     IPPROTO_ICMP, icmp_buf, sizeof(icmp_buf), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	inject(b, m);
@@ -2096,11 +1942,11 @@ test_net_layer(void)
 	fill_pattern(payload, sizeof(payload), 13);
 	forge_data(&p, b->hct.flows[0].rcv_nxt, sizeof(payload));
 	n = hct_image(img, &p, HCT_HDR_LEN, payload, sizeof(payload));
-	m = frame_udp(b->port.pool, &rank_mac[0], &rank_mac[1], IP0, IP1, img,
+	m = frame_udp(b->tw.port.pool, &rank_mac[0], &rank_mac[1], IP0, IP1, img,
 		      (uint16_t)n, RTE_IPV4_HDR_MF_FLAG);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	inject(b, m);
-	m = frame_udp(b->port.pool, &rank_mac[0], &rank_mac[1], IP0, IP1, img,
+	m = frame_udp(b->tw.port.pool, &rank_mac[0], &rank_mac[1], IP0, IP1, img,
 		      (uint16_t)n, 185);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	inject(b, m);
@@ -2111,7 +1957,7 @@ test_net_layer(void)
 	CU_ASSERT_EQUAL(g.wire.ncap[1], 0);
 
 	/* The control: the same datagram unfragmented is delivered. */
-	m = frame_udp(b->port.pool, &rank_mac[0], &rank_mac[1], IP0, IP1, img,
+	m = frame_udp(b->tw.port.pool, &rank_mac[0], &rank_mac[1], IP0, IP1, img,
 		      (uint16_t)n, RTE_IPV4_HDR_DF_FLAG);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	inject(b, m);
@@ -2161,9 +2007,9 @@ test_stale_ack(void)
 	/* Rank 1's last ACK says: ack 0, SACK 1..63. Keep a copy of it. */
 	CU_ASSERT_FATAL(g.wire.ncap[1] >= 1);
 	stale = rte_pktmbuf_copy(g.wire.cap[1][g.wire.ncap[1] - 1],
-				 b->port.pool, 0, UINT32_MAX);
+				 b->tw.port.pool, 0, UINT32_MAX);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(stale);
-	CU_ASSERT_EQUAL_FATAL(frame_hct_decode(stale, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(tw_frame_hct_decode(stale, &p), 0);
 	CU_ASSERT_EQUAL(p.type, HCT_TYPE_ACK);
 	CU_ASSERT_EQUAL(p.ack_psn, 0);
 	for (psn = 1, nsack = 0; psn < win; psn++)
