@@ -263,7 +263,11 @@ case_usage_errors() {
 	expect_rc 2
 	run_launch usage 10 -n 2 --mtu 100 true
 	expect_rc 2
-	run_launch usage 10 -n 2 --pmd af_packet true
+	# af_packet is a PMD now (issue 11); an unknown name stays an error,
+	# and so does an MTU net_af_packet cannot carry (max_rx_pktlen 1518).
+	run_launch usage 10 -n 2 --pmd no_such_pmd true
+	expect_rc 2
+	run_launch usage 10 -n 2 --pmd af_packet --mtu 1501 true
 	expect_rc 2
 	run_launch usage 10 -n 2
 	expect_rc 2
