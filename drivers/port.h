@@ -83,7 +83,7 @@ struct hc_port {
 
 /** What hc_port_open_dpdk() needs besides the devargs. */
 struct hc_port_conf {
-	uint32_t mtu;          /**< bytes of IPv4 packet, 68..9000 */
+	uint32_t mtu;          /**< bytes of IPv4 packet, 68..HC_PORT_MTU_MAX */
 	uint32_t pool_mbufs;   /**< mbufs in the pool */
 	uint16_t rx_desc;      /**< RX ring size, descriptors */
 	uint16_t tx_desc;      /**< TX ring size, descriptors */

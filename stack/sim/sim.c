@@ -526,7 +526,7 @@ hc_sim_create(const struct hc_sim_conf *conf, struct hc_sim **out)
 	    !link_conf_ok(&conf->host_link) ||
 	    (conf->topo == HC_SIM_TOPO_TWO_TIER &&
 	     !link_conf_ok(&conf->fabric_link)) ||
-	    (conf->mtu != 0 && (conf->mtu < 68 || conf->mtu > 9000))) {
+	    (conf->mtu != 0 && (conf->mtu < 68 || conf->mtu > HC_PORT_MTU_MAX))) {
 		HC_LOG(ERR, DRIVER, "sim: invalid network configuration");
 		return -HC_ERR_INVAL;
 	}
