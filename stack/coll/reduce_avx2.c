@@ -261,19 +261,21 @@ b8_to_f32(__m128i h)
 
 /* half.h's hc_f32_to_bf16 in lanes: NaN -> (u >> 16) | 0x40, else
  * (u + 0x7fff + ((u >> 16) & 1)) >> 16, all mod 2^32. */
+static inline __m256i f32_to_b_lanes(__m256 f);
+
 static inline __m128i
 f32_to_b8(__m256 f)
 {
-	__m256i u = _mm256_castps_si256(f);
-	__m256i hi = _mm256_srli_epi32(u, 16);
-	__m256i r = _mm256_srli_epi32(_mm256_add_epi32(
-		_mm256_add_epi32(u, SET32(0x7fff)),
-		_mm256_and_si256(hi, SET32(1))), 16);
-	__m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, SET32(0x7fffffff)),
-					 SET32(0x7f800000));
+	return pack8(f32_to_b_lanes(f));
+}
 
-	r = _mm256_blendv_epi8(r, _mm256_or_si256(hi, SET32(0x40)), nan);
-	return pack8(r);
+/* In the native kernels a float16 NaN input needs no patching: whatever
+ * payload F16C gives it, the result is NaN of the same sign, which
+ * f32_to_h8 rounds to half.h's sign | 0x7e00 (as the scalar kernel ends). */
+static inline __m256
+h8_to_f32_raw(__m128i h)
+{
+	return _mm256_cvtph_ps(h);
 }
 
 /* 16 half-width elements: two float32 halves, op, rounded back. */
@@ -293,8 +295,41 @@ f32_to_b8(__m256 f)
 #define HALF_VS(t, TO, FROM)                                                 \
 	HALF_V(sum, t, TO, FROM) HALF_V(prod, t, TO, FROM)                   \
 	HALF_V(min, t, TO, FROM) HALF_V(max, t, TO, FROM)
-HALF_VS(f16, h8_to_f32, f32_to_h8)
-HALF_VS(bf16, b8_to_f32, f32_to_b8)
+HALF_VS(f16, h8_to_f32_raw, f32_to_h8)
+
+/* hc_f32_to_bf16 in 32-bit lanes, the result in the low 16 bits. */
+static inline __m256i
+f32_to_b_lanes(__m256 f)
+{
+	__m256i u = _mm256_castps_si256(f);
+	__m256i hi = _mm256_srli_epi32(u, 16);
+	__m256i r = _mm256_srli_epi32(_mm256_add_epi32(
+		_mm256_add_epi32(u, SET32(0x7fff)),
+		_mm256_and_si256(hi, SET32(1))), 16);
+	__m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, SET32(0x7fffffff)),
+					 SET32(0x7f800000));
+
+	return _mm256_blendv_epi8(r, _mm256_or_si256(hi, SET32(0x40)), nan);
+}
+
+/* bfloat16, 16 elements: interleaving with zeros puts each one in the top
+ * half of a 32-bit lane (its float32 value) in a lane-local order that
+ * the packing back (packus within 128-bit lanes) undoes exactly. */
+#define BF16_V(op)                                                           \
+	static inline __m256i                                                \
+	v_##op##_bf16(__m256i a, __m256i b)                                  \
+	{                                                                    \
+		const __m256i z = _mm256_setzero_si256();                    \
+		__m256 alo = _mm256_castsi256_ps(_mm256_unpacklo_epi16(z, a)); \
+		__m256 ahi = _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, a)); \
+		__m256 blo = _mm256_castsi256_ps(_mm256_unpacklo_epi16(z, b)); \
+		__m256 bhi = _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, b)); \
+									     \
+		return _mm256_packus_epi32(                                  \
+			f32_to_b_lanes(f32_##op(alo, blo)),                  \
+			f32_to_b_lanes(f32_##op(ahi, bhi)));                 \
+	}
+BF16_V(sum) BF16_V(prod) BF16_V(min) BF16_V(max)
 
 /* --- kernels: two vectors per iteration, then one, then scalar --- */
 #define K3(name, T)                                                          \

@@ -97,13 +97,13 @@ HC_INT_ELEMS(u64, uint64_t, uint64_t)
 	hc_e_##name##_##t(T a, T b)                                          \
 	{                                                                    \
 		T r = OP(a, b);                                              \
-		UT u;                                                        \
+		UT ur, ub, m = (UT)0 - (UT)(b != b);                         \
 									     \
-		if (b != b) {                                                \
-			memcpy(&u, &b, sizeof(u));                           \
-			u |= QUIET;                                          \
-			memcpy(&r, &u, sizeof(r));                           \
-		}                                                            \
+		/* branch-free, so that the compiler can vectorise it */     \
+		memcpy(&ur, &r, sizeof(ur));                                 \
+		memcpy(&ub, &b, sizeof(ub));                                 \
+		ur = (ur & ~m) | ((ub | QUIET) & m);                         \
+		memcpy(&r, &ur, sizeof(r));                                  \
 		return r;                                                    \
 	}
 #define HC_FLOAT_ELEMS(t, T, UT, QUIET)                                      \
