@@ -28,7 +28,8 @@
  * (x = kernel GB/s / yardstick GB/s at 64 MiB), fp16 and bf16 against 0.7.
  *
  * --callgrind (run under valgrind by tests/bench/kernels-callgrind): one
- * call each of fp32/fp16/bf16 SUM per set on 1 MiB of dst, each between
+ * call of the yardstick and one each of fp32/fp16/bf16 SUM per set on
+ * 1 MiB of dst, each between
  * callgrind client requests (zero, dump "<name> bytes=<n>"), so each dump
  * holds one kernel's instructions.
  */
@@ -221,8 +222,12 @@ callgrind_mode(void)
 	unsigned int k;
 	char name[96];
 
-	for (k = 0; k < 3; k++)
-		fill(abuf, ts[k], bytes / dsize[ts[k]], 1);
+	/* the yardstick, for scale */
+	snprintf(name, sizeof(name), "yard_d=a+b_f32 bytes=%zu", bytes);
+	CALLGRIND_ZERO_STATS;
+	hc_bench_add_f32((float *)(void *)dbuf, ya, yb, bytes / 4);
+	CALLGRIND_DUMP_STATS_AT(name);
+	printf("%s\n", name);
 	for (isa = 0; isa < HC_REDUCE_ISA__MAX; isa++) {
 		if (hc_reduce_isa_set(isa) != 0)
 			continue;
