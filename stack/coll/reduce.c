@@ -95,12 +95,13 @@ RTE_INIT(hc_reduce_init)
 		isa = HC_REDUCE_ISA_SCALAR;
 	else if (want != NULL && *want != '\0' && strcmp(want, "auto") != 0 &&
 		 strcmp(want, "avx2") != 0)
-		RTE_LOG(WARNING, USER1, "HC_KERNELS=%s unknown (scalar, avx2, "
-			"auto); choosing by CPU\n", want);
+		RTE_LOG(WARNING, USER1, "hc.coll: HC_KERNELS=%s unknown "
+			"(scalar, avx2, auto); choosing by CPU\n", want);
 	if (!hc_reduce_isa_supported(isa)) {
 		if (want != NULL && strcmp(want, "avx2") == 0)
-			RTE_LOG(WARNING, USER1, "HC_KERNELS=avx2 but the CPU "
-				"or build lacks AVX2/F16C: scalar kernels\n");
+			RTE_LOG(WARNING, USER1, "hc.coll: HC_KERNELS=avx2 but "
+				"the CPU or build lacks AVX2/F16C: scalar "
+				"kernels\n");
 		isa = HC_REDUCE_ISA_SCALAR;
 	}
 	hc_reduce_isa_set(isa);

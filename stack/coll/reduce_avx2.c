@@ -36,11 +36,17 @@
 #define SET32(x) _mm256_set1_epi32((int)(x))
 
 /* --- integers --- */
-static inline __m256i v_sum_i8(__m256i a, __m256i b) { return _mm256_add_epi8(a, b); }
-static inline __m256i v_min_i8(__m256i a, __m256i b) { return _mm256_min_epi8(a, b); }
-static inline __m256i v_max_i8(__m256i a, __m256i b) { return _mm256_max_epi8(a, b); }
-static inline __m256i v_min_u8(__m256i a, __m256i b) { return _mm256_min_epu8(a, b); }
-static inline __m256i v_max_u8(__m256i a, __m256i b) { return _mm256_max_epu8(a, b); }
+#define V2(name, intrin)                                                     \
+	static inline __m256i                                                \
+	v_##name(__m256i a, __m256i b)                                       \
+	{                                                                    \
+		return intrin(a, b);                                         \
+	}
+V2(sum_i8, _mm256_add_epi8)
+V2(min_i8, _mm256_min_epi8)
+V2(max_i8, _mm256_max_epi8)
+V2(min_u8, _mm256_min_epu8)
+V2(max_u8, _mm256_max_epu8)
 #define v_sum_u8 v_sum_i8
 
 /* The low byte of a 16-bit product depends only on the low bytes. */
@@ -56,16 +62,16 @@ v_prod_i8(__m256i a, __m256i b)
 }
 #define v_prod_u8 v_prod_i8
 
-static inline __m256i v_sum_i32(__m256i a, __m256i b) { return _mm256_add_epi32(a, b); }
-static inline __m256i v_prod_i32(__m256i a, __m256i b) { return _mm256_mullo_epi32(a, b); }
-static inline __m256i v_min_i32(__m256i a, __m256i b) { return _mm256_min_epi32(a, b); }
-static inline __m256i v_max_i32(__m256i a, __m256i b) { return _mm256_max_epi32(a, b); }
-static inline __m256i v_min_u32(__m256i a, __m256i b) { return _mm256_min_epu32(a, b); }
-static inline __m256i v_max_u32(__m256i a, __m256i b) { return _mm256_max_epu32(a, b); }
+V2(sum_i32, _mm256_add_epi32)
+V2(prod_i32, _mm256_mullo_epi32)
+V2(min_i32, _mm256_min_epi32)
+V2(max_i32, _mm256_max_epi32)
+V2(min_u32, _mm256_min_epu32)
+V2(max_u32, _mm256_max_epu32)
 #define v_sum_u32 v_sum_i32
 #define v_prod_u32 v_prod_i32
 
-static inline __m256i v_sum_i64(__m256i a, __m256i b) { return _mm256_add_epi64(a, b); }
+V2(sum_i64, _mm256_add_epi64)
 #define v_sum_u64 v_sum_i64
 
 /* (ah 2^32 + al)(bh 2^32 + bl) mod 2^64 = al bl + ((ah bl + al bh) << 32) */
@@ -104,8 +110,18 @@ v_ugt64(__m256i a, __m256i b)
 				  _mm256_xor_si256(b, bias));
 }
 
-static inline __m256i v_min_u64(__m256i a, __m256i b) { return _mm256_blendv_epi8(a, b, v_ugt64(a, b)); }
-static inline __m256i v_max_u64(__m256i a, __m256i b) { return _mm256_blendv_epi8(b, a, v_ugt64(a, b)); }
+static inline __m256i
+v_min_u64(__m256i a, __m256i b)
+{
+	return _mm256_blendv_epi8(a, b, v_ugt64(a, b));
+}
+
+static inline __m256i
+v_max_u64(__m256i a, __m256i b)
+{
+	return _mm256_blendv_epi8(b, a, v_ugt64(a, b));
+}
+
 
 /* --- float32 and float64 --- */
 /* r, but b | quiet bit where b is NaN */
@@ -194,8 +210,18 @@ v_fsel64(__m256i ai, __m256i bi, int gt)
 	return _mm256_castpd_si256(_mm256_blendv_pd(b, a, m));
 }
 
-static inline __m256i v_min_f64(__m256i a, __m256i b) { return v_fsel64(a, b, 0); }
-static inline __m256i v_max_f64(__m256i a, __m256i b) { return v_fsel64(a, b, 1); }
+static inline __m256i
+v_min_f64(__m256i a, __m256i b)
+{
+	return v_fsel64(a, b, 0);
+}
+
+static inline __m256i
+v_max_f64(__m256i a, __m256i b)
+{
+	return v_fsel64(a, b, 1);
+}
+
 
 /* --- float16 and bfloat16 <-> float32, 8 lanes --- */
 
