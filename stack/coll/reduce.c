@@ -1,76 +1,127 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+#include <rte_cpuflags.h>
+#include <rte_log.h>
+
 #include "half.h"
-#include "reduce.h"
+#include "reduce_impl.h"
 
-/* Loads and stores through memcpy: legal for any alignment, and compiled
- * to plain (vectorisable) moves on x86-64 and arm64. Integer sum and
- * product go through the unsigned type so that wrap-around is defined. */
-#define HC_SUM(a, b) ((a) + (b))
-#define HC_PROD(a, b) ((a) * (b))
-#define HC_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define HC_MAX(a, b) ((a) > (b) ? (a) : (b))
-/* NaN-propagating: a != a only for NaN. */
-#define HC_FMIN(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
-#define HC_FMAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
-
-#define HC_KERNEL(name, T, U, OP)                                            \
-	static void name(void *dst, const void *src, uint64_t n)             \
-	{                                                                    \
-		uint8_t *d = dst;                                            \
-		const uint8_t *s = src;                                      \
-		uint64_t i;                                                  \
-		for (i = 0; i < n; i++) {                                    \
-			T a, b, r;                                           \
-			memcpy(&a, s + i * sizeof(T), sizeof(T));            \
-			memcpy(&b, d + i * sizeof(T), sizeof(T));            \
-			r = (T)OP((U)a, (U)b);                               \
-			memcpy(d + i * sizeof(T), &r, sizeof(T));            \
-		}                                                            \
-	}
-
-/* Integers: SUM/PROD through the unsigned type, MIN/MAX in T itself. */
-#define HC_INT_KERNELS(t, T, U)                                              \
-	HC_KERNEL(sum_##t, T, U, HC_SUM)                                     \
-	HC_KERNEL(prod_##t, T, U, HC_PROD)                                   \
-	HC_KERNEL(min_##t, T, T, HC_MIN)                                     \
-	HC_KERNEL(max_##t, T, T, HC_MAX)
-#define HC_FLOAT_KERNELS(t, T)                                               \
-	HC_KERNEL(sum_##t, T, T, HC_SUM)                                     \
-	HC_KERNEL(prod_##t, T, T, HC_PROD)                                   \
-	HC_KERNEL(min_##t, T, T, HC_FMIN)                                    \
-	HC_KERNEL(max_##t, T, T, HC_FMAX)
-
-HC_INT_KERNELS(i8, int8_t, uint8_t)
-HC_INT_KERNELS(u8, uint8_t, uint8_t)
-HC_INT_KERNELS(i32, int32_t, uint32_t)
-HC_INT_KERNELS(u32, uint32_t, uint32_t)
-HC_INT_KERNELS(i64, int64_t, uint64_t)
-HC_INT_KERNELS(u64, uint64_t, uint64_t)
-HC_FLOAT_KERNELS(f32, float)
-HC_FLOAT_KERNELS(f64, double)
-
-/* Columns: SUM, PROD, MIN, MAX, AVG (= SUM in the accumulation type). */
-#define ROW(t) { sum_##t, prod_##t, min_##t, max_##t, sum_##t }
-static const hc_reduce_fn kernels[HC_DTYPE__MAX][HC_OP__MAX] = {
-	[HC_DTYPE_INT8] = ROW(i8),
-	[HC_DTYPE_UINT8] = ROW(u8),
-	[HC_DTYPE_INT32] = ROW(i32),
-	[HC_DTYPE_UINT32] = ROW(u32),
-	[HC_DTYPE_INT64] = ROW(i64),
-	[HC_DTYPE_UINT64] = ROW(u64),
-	[HC_DTYPE_FLOAT32] = ROW(f32),
-	[HC_DTYPE_FLOAT64] = ROW(f64),
+/*
+ * The kernels live in one file per ISA (reduce_impl.h); this file picks
+ * the set once, at start-up, as DPDK's rte_net_crc.c picks its CRC
+ * implementation, and routes every entry point of reduce.h through it.
+ */
+static const struct hc_reduce_ops *const isa_ops[HC_REDUCE_ISA__MAX] = {
+	[HC_REDUCE_ISA_SCALAR] = &hc_reduce_scalar_ops,
+#ifdef HC_REDUCE_HAVE_AVX2
+	[HC_REDUCE_ISA_AVX2] = &hc_reduce_avx2_ops,
+#endif
 };
-#undef ROW
+
+/* The set in use; scalar until the constructor below has run. Atomic
+ * loads and stores: hc_reduce_isa_set() may run in a test while no
+ * reduction does, but a load never sees a torn pointer. */
+static const struct hc_reduce_ops *cur_ops = &hc_reduce_scalar_ops;
+static enum hc_reduce_isa cur_isa = HC_REDUCE_ISA_SCALAR;
+
+static inline const struct hc_reduce_ops *
+ops(void)
+{
+	return __atomic_load_n(&cur_ops, __ATOMIC_RELAXED);
+}
+
+int
+hc_reduce_isa_supported(enum hc_reduce_isa isa)
+{
+	switch (isa) {
+	case HC_REDUCE_ISA_SCALAR:
+		return 1;
+	case HC_REDUCE_ISA_AVX2:
+#if defined(HC_REDUCE_HAVE_AVX2)
+		/* cpuid only: needs no rte_eal_init() */
+		return rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0 &&
+		       rte_cpu_get_flag_enabled(RTE_CPUFLAG_F16C) > 0;
+#else
+		return 0;
+#endif
+	default:
+		return 0;
+	}
+}
+
+enum hc_reduce_isa
+hc_reduce_isa_get(void)
+{
+	return __atomic_load_n(&cur_isa, __ATOMIC_RELAXED);
+}
+
+const char *
+hc_reduce_isa_name(enum hc_reduce_isa isa)
+{
+	static const char *const names[HC_REDUCE_ISA__MAX] = {
+		[HC_REDUCE_ISA_SCALAR] = "scalar",
+		[HC_REDUCE_ISA_AVX2] = "avx2",
+	};
+
+	if ((unsigned int)isa >= HC_REDUCE_ISA__MAX)
+		return NULL;
+	return names[isa];
+}
+
+int
+hc_reduce_isa_set(enum hc_reduce_isa isa)
+{
+	if ((unsigned int)isa >= HC_REDUCE_ISA__MAX)
+		return -EINVAL;
+	if (!hc_reduce_isa_supported(isa) || isa_ops[isa] == NULL)
+		return -ENOTSUP;
+	__atomic_store_n(&cur_ops, isa_ops[isa], __ATOMIC_RELAXED);
+	__atomic_store_n(&cur_isa, isa, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Start-up choice: the best set the CPU runs, unless HC_KERNELS names
+ * one (reduce.h). Runs before main(), so before any reduction. */
+RTE_INIT(hc_reduce_init)
+{
+	const char *want = getenv("HC_KERNELS");
+	enum hc_reduce_isa isa = HC_REDUCE_ISA_AVX2;
+
+	if (want != NULL && strcmp(want, "scalar") == 0)
+		isa = HC_REDUCE_ISA_SCALAR;
+	else if (want != NULL && *want != '\0' && strcmp(want, "auto") != 0 &&
+		 strcmp(want, "avx2") != 0)
+		RTE_LOG(WARNING, USER1, "hc.coll: HC_KERNELS=%s unknown "
+			"(scalar, avx2, auto); choosing by CPU\n", want);
+	if (!hc_reduce_isa_supported(isa)) {
+		if (want != NULL && strcmp(want, "avx2") == 0)
+			RTE_LOG(WARNING, USER1, "hc.coll: HC_KERNELS=avx2 but "
+				"the CPU or build lacks AVX2/F16C: scalar "
+				"kernels\n");
+		isa = HC_REDUCE_ISA_SCALAR;
+	}
+	hc_reduce_isa_set(isa);
+}
 
 hc_reduce_fn
 hc_reduce_get(enum hc_dtype acc, enum hc_op op)
 {
 	if ((unsigned int)acc >= HC_DTYPE__MAX || (unsigned int)op >= HC_OP__MAX)
 		return NULL;
-	return kernels[acc][op];
+	return ops()->k2[acc][op];
+}
+
+hc_reduce3_fn
+hc_reduce3_get(enum hc_dtype dtype, enum hc_op op)
+{
+	if ((unsigned int)dtype >= HC_DTYPE__MAX ||
+	    (unsigned int)op >= HC_OP__MAX)
+		return NULL;
+	return ops()->k3[dtype][op];
 }
 
 enum hc_dtype
@@ -146,6 +197,15 @@ hc_reduce_to_acc(void *dst, const void *src, uint64_t n, enum hc_dtype dtype,
 {
 	uint64_t i;
 
+	/* The hot conversions (fp16/bf16 in, see comm.c) through the set. */
+	if (acc == HC_DTYPE_FLOAT32 && dtype == HC_DTYPE_FLOAT16) {
+		ops()->f16_to_f32(dst, src, n);
+		return;
+	}
+	if (acc == HC_DTYPE_FLOAT32 && dtype == HC_DTYPE_BFLOAT16) {
+		ops()->bf16_to_f32(dst, src, n);
+		return;
+	}
 	/* Widening keeps the value: the union member that load() fills is
 	 * the one store() reads for the accumulation type. */
 	for (i = 0; i < n; i++)
@@ -158,6 +218,23 @@ hc_reduce_from_acc(void *dst, const void *src, uint64_t n, enum hc_dtype dtype,
 {
 	uint64_t i;
 
+	/* float32 accumulators out, through the set: the same division and
+	 * rounding as the loop below (reduce_impl.h, half.h). */
+	if (acc == HC_DTYPE_FLOAT32) {
+		switch (dtype) {
+		case HC_DTYPE_FLOAT16:
+			ops()->f32_to_f16(dst, src, n, divisor);
+			return;
+		case HC_DTYPE_BFLOAT16:
+			ops()->f32_to_bf16(dst, src, n, divisor);
+			return;
+		case HC_DTYPE_FLOAT32:
+			ops()->f32_div(dst, src, n, divisor);
+			return;
+		default:
+			break;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		union hc_wide w = load(src, acc, i);
 

@@ -39,6 +39,7 @@ void add_ring_plan_suite(void);
 void add_reduce_suite(void);
 void add_config_suite(void);
 void add_accum_suite(void);
+void add_kernels_suite(void);
 void add_sched_suite(void); /* in test_transport, which has the EAL */
 void add_plan_suite(void);
 void add_prepare_suite(void);

@@ -35,6 +35,7 @@ main(void)
 	add_reduce_suite();
 	add_config_suite();
 	add_accum_suite();
+	add_kernels_suite();
 	add_plan_suite();
 	add_prepare_suite();
 	if (unit_register_errors != 0) {
