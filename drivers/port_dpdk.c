@@ -95,8 +95,11 @@ tap_kernel_mac(struct hc_port *port, uint32_t if_index)
 	return 0;
 }
 
+/* Wait for link up. A memif client (redial set) whose server had not
+ * started its interface yet is refused ("ID not found") and not retried
+ * by the PMD: stop and start it again, which dials again, every 100 ms. */
 static int
-wait_link(struct hc_port *port, uint32_t wait_ms)
+wait_link(struct hc_port *port, uint32_t wait_ms, bool redial)
 {
 	struct rte_eth_link link;
 	uint32_t waited = 0;
@@ -110,6 +113,9 @@ wait_link(struct hc_port *port, uint32_t wait_ms)
 			break;
 		rte_delay_ms(10);
 		waited += 10;
+		if (redial && waited % 100 == 0 &&
+		    rte_eth_dev_stop(port->port_id) == 0)
+			rte_eth_dev_start(port->port_id);
 	}
 	HC_LOG(ERR, DRIVER, "%s: link still down after %u ms", port->name,
 	       wait_ms);
@@ -123,6 +129,8 @@ configure(struct hc_port *port, const struct hc_port_conf *conf)
 	struct rte_eth_dev_info info;
 	uint16_t id = port->port_id, nrx = conf->rx_desc, ntx = conf->tx_desc;
 	uint64_t want;
+	uint32_t waited = 0;
+	bool memif;
 	int rc;
 
 	rc = rte_eth_dev_info_get(id, &info);
@@ -136,8 +144,21 @@ configure(struct hc_port *port, const struct hc_port_conf *conf)
 		       port->name, conf->mtu, info.min_mtu, info.max_mtu);
 		return -HC_ERR_PORT;
 	}
+	memif = strcmp(info.driver_name, "net_memif") == 0;
 	memset(&ec, 0, sizeof(ec));
 	ec.rxmode.mtu = conf->mtu;
+	if (memif && conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >
+		     info.max_rx_pktlen) {
+		/* net_memif (DPDK 22.11) reports max_rx_pktlen 1518 but
+		 * enforces no length: TX splits a frame over as many bsize
+		 * slots as it needs and RX copies it into the mbuf, which
+		 * holds a whole [net] mtu frame (hc_port_pool_create). Only
+		 * ethdev's own check must pass. */
+		ec.rxmode.mtu = info.max_rx_pktlen - RTE_ETHER_HDR_LEN -
+				RTE_ETHER_CRC_LEN;
+		HC_LOG(INFO, DRIVER, "%s: MTU %u over memif (ethdev told %u)",
+		       port->name, conf->mtu, ec.rxmode.mtu);
+	}
 	want = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 	ec.txmode.offloads = info.tx_offload_capa & want;
 	want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
@@ -156,11 +177,22 @@ configure(struct hc_port *port, const struct hc_port_conf *conf)
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(id, 0, ntx, rte_eth_dev_socket_id(id),
 					    NULL);
-	if (rc == 0 && conf->mac != NULL)
+	if (rc == 0 && conf->mac != NULL &&
+	    (rte_eth_macaddr_get(id, &port->mac) != 0 ||
+	     !rte_is_same_ether_addr(&port->mac, conf->mac)))
+		/* net_memif has no MAC setter: its devargs (mac=) give the
+		 * MAC, and a MAC that is right already needs no call. */
 		rc = rte_eth_dev_default_mac_addr_set(id,
 				(struct rte_ether_addr *)conf->mac);
 	if (rc == 0)
 		rc = rte_eth_dev_start(id);
+	/* A memif client's start connects to the server's socket, which the
+	 * peer process creates when it probes its vdev: retry until then. */
+	while (rc != 0 && memif && waited < conf->link_wait_ms) {
+		rte_delay_ms(10);
+		waited += 10;
+		rc = rte_eth_dev_start(id);
+	}
 	if (rc != 0) {
 		HC_LOG(ERR, DRIVER, "%s: configure/start: %s", port->name,
 		       rte_strerror(-rc));
@@ -208,7 +240,9 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	port->ops = &dpdk_ops;
 	rc = configure(port, conf);
 	if (rc == 0)
-		rc = wait_link(port, conf->link_wait_ms);
+		rc = wait_link(port, conf->link_wait_ms,
+			       strncmp(port->name, "net_memif", 9) == 0 &&
+			       strstr(devargs, "role=client") != NULL);
 	if (rc == 0) {
 		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
 		       ", checksum offload tx ip %d udp %d rx %d", port->name,
