@@ -37,6 +37,23 @@ dpdk_close(struct hc_port *port)
 	struct rte_eth_dev_info info;
 	char name[RTE_ETH_NAME_MAX_LEN];
 
+	if (port->close_after_peer) {
+		struct rte_eth_link link;
+		uint32_t waited = 0;
+
+		for (;;) {
+			memset(&link, 0, sizeof(link));
+			if (rte_eth_link_get_nowait(port->port_id, &link) != 0 ||
+			    link.link_status == RTE_ETH_LINK_DOWN ||
+			    waited >= port->close_wait_ms)
+				break;
+			rte_delay_ms(1);
+			waited++;
+		}
+		/* The interrupt thread marks the link down first and frees
+		 * the control channel after: give it time to finish. */
+		rte_delay_ms(20);
+	}
 	rte_eth_dev_stop(port->port_id);
 	if (rte_eth_dev_info_get(port->port_id, &info) != 0 ||
 	    rte_eth_dev_get_name_by_port(port->port_id, name) != 0)
@@ -122,8 +139,36 @@ wait_link(struct hc_port *port, uint32_t wait_ms, bool redial)
 	return -HC_ERR_LINK_DOWN;
 }
 
+/* Wait up to wait_ms for the socket file of a memif client's devargs
+ * (socket=PATH; abstract sockets have no file and are not waited for):
+ * its server creates it when it probes, and every start before that fails
+ * with a logged error. */
+static void
+memif_wait_socket(const char *devargs, uint32_t wait_ms)
+{
+	const char *p = strstr(devargs, ",socket=");
+	char path[108]; /* sun_path */
+	size_t n;
+	uint32_t waited = 0;
+
+	if (p == NULL || strstr(devargs, "role=client") == NULL ||
+	    strstr(devargs, "socket-abstract=no") == NULL)
+		return;
+	p += strlen(",socket=");
+	n = strcspn(p, ",");
+	if (n == 0 || n >= sizeof(path))
+		return;
+	memcpy(path, p, n);
+	path[n] = '\0';
+	while (access(path, F_OK) != 0 && waited < wait_ms) {
+		rte_delay_ms(10);
+		waited += 10;
+	}
+}
+
 static int
-configure(struct hc_port *port, const struct hc_port_conf *conf)
+configure(struct hc_port *port, const struct hc_port_conf *conf,
+	  const char *devargs)
 {
 	struct rte_eth_conf ec;
 	struct rte_eth_dev_info info;
@@ -184,6 +229,8 @@ configure(struct hc_port *port, const struct hc_port_conf *conf)
 		 * MAC, and a MAC that is right already needs no call. */
 		rc = rte_eth_dev_default_mac_addr_set(id,
 				(struct rte_ether_addr *)conf->mac);
+	if (rc == 0 && memif)
+		memif_wait_socket(devargs, conf->link_wait_ms);
 	if (rc == 0)
 		rc = rte_eth_dev_start(id);
 	/* A memif client's start connects to the server's socket, which the
@@ -238,11 +285,15 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	if (rc != 0)
 		goto fail_dev;
 	port->ops = &dpdk_ops;
-	rc = configure(port, conf);
+	rc = configure(port, conf, devargs);
 	if (rc == 0)
 		rc = wait_link(port, conf->link_wait_ms,
 			       strncmp(port->name, "net_memif", 9) == 0 &&
 			       strstr(devargs, "role=client") != NULL);
+	/* net_memif's role defaults to client. */
+	port->close_after_peer = strncmp(port->name, "net_memif", 9) == 0 &&
+				 strstr(devargs, "role=server") != NULL;
+	port->close_wait_ms = conf->link_wait_ms;
 	if (rc == 0) {
 		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
 		       ", checksum offload tx ip %d udp %d rx %d", port->name,

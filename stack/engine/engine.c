@@ -259,7 +259,7 @@ env_rank(void)
 void
 hc_ctx_teardown(struct hc_ctx *ctx)
 {
-	uint32_t i;
+	uint32_t i, pass;
 
 	if (ctx->coll_up) {
 		struct hc_comm *comm;
@@ -278,10 +278,18 @@ hc_ctx_teardown(struct hc_ctx *ctx)
 		hct_free(&ctx->hct);
 	if (ctx->net_up)
 		hc_net_free(&ctx->net);
-	for (i = 1; i < ctx->nports; i++) {
-		hc_port_close(ctx->ports[i]);
+	/* Clients before servers (hc_port_close says why). */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < ctx->nports; i++) {
+			struct hc_port *p = ctx->ports[i];
+
+			if (p->ops == NULL || (i == 0 && !ctx->port_open) ||
+			    p->close_after_peer != (pass == 1))
+				continue;
+			hc_port_close(p);
+		}
+	for (i = 1; i < ctx->nports; i++)
 		free(ctx->ports[i]);
-	}
 	if (ctx->port_open)
 		hc_port_close(&ctx->port);
 	free(ctx->peer_ip);
