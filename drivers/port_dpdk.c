@@ -114,7 +114,9 @@ tap_kernel_mac(struct hc_port *port, uint32_t if_index)
 
 /* Wait for link up. A memif client (redial set) whose server had not
  * started its interface yet is refused ("ID not found") and not retried
- * by the PMD: stop and start it again, which dials again, every 100 ms. */
+ * by the PMD: stop and start it again, which dials again, every 250 ms.
+ * Not more often: the PMD handles the server's answer on its interrupt
+ * thread, and a stop while it does races with it (see hc_port_close). */
 static int
 wait_link(struct hc_port *port, uint32_t wait_ms, bool redial)
 {
@@ -130,7 +132,7 @@ wait_link(struct hc_port *port, uint32_t wait_ms, bool redial)
 			break;
 		rte_delay_ms(10);
 		waited += 10;
-		if (redial && waited % 100 == 0 &&
+		if (redial && waited % 250 == 0 &&
 		    rte_eth_dev_stop(port->port_id) == 0)
 			rte_eth_dev_start(port->port_id);
 	}
