@@ -30,10 +30,9 @@ hc_engine_poll(struct hc_ctx *ctx)
 	uint16_t n, i;
 	uint32_t work;
 
-	uint32_t k, np = ctx->nports > 0 ? ctx->nports : 1;
+	uint32_t k, np = ctx->nports; /* set by hc_ctx_bring_up */
 
 	work = 0;
-	ctx->ports[0] = &ctx->port;
 	for (k = 0; k < np; k++) {
 		struct hc_port *p = ctx->ports[k];
 
