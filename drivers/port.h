@@ -63,6 +63,10 @@ struct hc_port {
 	bool tx_udp_cksum;           /**< PMD fills UDP checksums */
 	bool rx_cksum;               /**< PMD checks IPv4/UDP checksums */
 	uint16_t port_id;            /**< DPDK backend: ethdev port */
+	bool close_after_peer;       /**< DPDK backend: a memif server, which
+	                              *   closes only once its client has
+	                              *   (see hc_port_close) */
+	uint32_t close_wait_ms;      /**< ... waiting at most this long */
 	void *backend;               /**< other backends' state (sim: the
 	                              *   simulated host) */
 	struct hc_fault fault;       /**< injector applied on TX and RX */
@@ -134,7 +138,16 @@ hc_port_tx_queued_bytes(const struct hc_port *port)
 	       port->ops->tx_queued_bytes(port) : 0;
 }
 
-/** Stop and close the backend, free queued and held frames and the pool. */
+/**
+ * Stop and close the backend, free queued and held frames and the pool.
+ * A memif server port (close_after_peer) first waits, up to close_wait_ms,
+ * for its client to disconnect: DPDK 22.11's net_memif runs a peer's
+ * disconnect on the interrupt thread, and a local close at the same time
+ * frees the control channel twice (seen as a SIGSEGV in eal-intr-thread
+ * when every rank of a mesh finalizes at once). Close client ports first
+ * (the server of each link is the lower rank, so the chain ends at the
+ * highest rank, which has only clients).
+ */
 void hc_port_close(struct hc_port *port);
 
 /**

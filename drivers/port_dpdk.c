@@ -37,6 +37,23 @@ dpdk_close(struct hc_port *port)
 	struct rte_eth_dev_info info;
 	char name[RTE_ETH_NAME_MAX_LEN];
 
+	if (port->close_after_peer) {
+		struct rte_eth_link link;
+		uint32_t waited = 0;
+
+		for (;;) {
+			memset(&link, 0, sizeof(link));
+			if (rte_eth_link_get_nowait(port->port_id, &link) != 0 ||
+			    link.link_status == RTE_ETH_LINK_DOWN ||
+			    waited >= port->close_wait_ms)
+				break;
+			rte_delay_ms(1);
+			waited++;
+		}
+		/* The interrupt thread marks the link down first and frees
+		 * the control channel after: give it time to finish. */
+		rte_delay_ms(20);
+	}
 	rte_eth_dev_stop(port->port_id);
 	if (rte_eth_dev_info_get(port->port_id, &info) != 0 ||
 	    rte_eth_dev_get_name_by_port(port->port_id, name) != 0)
@@ -95,8 +112,13 @@ tap_kernel_mac(struct hc_port *port, uint32_t if_index)
 	return 0;
 }
 
+/* Wait for link up. A memif client (redial set) whose server had not
+ * started its interface yet is refused ("ID not found") and not retried
+ * by the PMD: stop and start it again, which dials again, every 250 ms.
+ * Not more often: the PMD handles the server's answer on its interrupt
+ * thread, and a stop while it does races with it (see hc_port_close). */
 static int
-wait_link(struct hc_port *port, uint32_t wait_ms)
+wait_link(struct hc_port *port, uint32_t wait_ms, bool redial)
 {
 	struct rte_eth_link link;
 	uint32_t waited = 0;
@@ -110,19 +132,52 @@ wait_link(struct hc_port *port, uint32_t wait_ms)
 			break;
 		rte_delay_ms(10);
 		waited += 10;
+		if (redial && waited % 250 == 0 &&
+		    rte_eth_dev_stop(port->port_id) == 0)
+			rte_eth_dev_start(port->port_id);
 	}
 	HC_LOG(ERR, DRIVER, "%s: link still down after %u ms", port->name,
 	       wait_ms);
 	return -HC_ERR_LINK_DOWN;
 }
 
+/* Wait up to wait_ms for the socket file of a memif client's devargs
+ * (socket=PATH; abstract sockets have no file and are not waited for):
+ * its server creates it when it probes, and every start before that fails
+ * with a logged error. */
+static void
+memif_wait_socket(const char *devargs, uint32_t wait_ms)
+{
+	const char *p = strstr(devargs, ",socket=");
+	char path[108]; /* sun_path */
+	size_t n;
+	uint32_t waited = 0;
+
+	if (p == NULL || strstr(devargs, "role=client") == NULL ||
+	    strstr(devargs, "socket-abstract=no") == NULL)
+		return;
+	p += strlen(",socket=");
+	n = strcspn(p, ",");
+	if (n == 0 || n >= sizeof(path))
+		return;
+	memcpy(path, p, n);
+	path[n] = '\0';
+	while (access(path, F_OK) != 0 && waited < wait_ms) {
+		rte_delay_ms(10);
+		waited += 10;
+	}
+}
+
 static int
-configure(struct hc_port *port, const struct hc_port_conf *conf)
+configure(struct hc_port *port, const struct hc_port_conf *conf,
+	  const char *devargs)
 {
 	struct rte_eth_conf ec;
 	struct rte_eth_dev_info info;
 	uint16_t id = port->port_id, nrx = conf->rx_desc, ntx = conf->tx_desc;
 	uint64_t want;
+	uint32_t waited = 0;
+	bool memif;
 	int rc;
 
 	rc = rte_eth_dev_info_get(id, &info);
@@ -136,8 +191,21 @@ configure(struct hc_port *port, const struct hc_port_conf *conf)
 		       port->name, conf->mtu, info.min_mtu, info.max_mtu);
 		return -HC_ERR_PORT;
 	}
+	memif = strcmp(info.driver_name, "net_memif") == 0;
 	memset(&ec, 0, sizeof(ec));
 	ec.rxmode.mtu = conf->mtu;
+	if (memif && conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >
+		     info.max_rx_pktlen) {
+		/* net_memif (DPDK 22.11) reports max_rx_pktlen 1518 but
+		 * enforces no length: TX splits a frame over as many bsize
+		 * slots as it needs and RX copies it into the mbuf, which
+		 * holds a whole [net] mtu frame (hc_port_pool_create). Only
+		 * ethdev's own check must pass. */
+		ec.rxmode.mtu = info.max_rx_pktlen - RTE_ETHER_HDR_LEN -
+				RTE_ETHER_CRC_LEN;
+		HC_LOG(INFO, DRIVER, "%s: MTU %u over memif (ethdev told %u)",
+		       port->name, conf->mtu, ec.rxmode.mtu);
+	}
 	want = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 	ec.txmode.offloads = info.tx_offload_capa & want;
 	want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
@@ -156,11 +224,24 @@ configure(struct hc_port *port, const struct hc_port_conf *conf)
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(id, 0, ntx, rte_eth_dev_socket_id(id),
 					    NULL);
-	if (rc == 0 && conf->mac != NULL)
+	if (rc == 0 && conf->mac != NULL &&
+	    (rte_eth_macaddr_get(id, &port->mac) != 0 ||
+	     !rte_is_same_ether_addr(&port->mac, conf->mac)))
+		/* net_memif has no MAC setter: its devargs (mac=) give the
+		 * MAC, and a MAC that is right already needs no call. */
 		rc = rte_eth_dev_default_mac_addr_set(id,
 				(struct rte_ether_addr *)conf->mac);
+	if (rc == 0 && memif)
+		memif_wait_socket(devargs, conf->link_wait_ms);
 	if (rc == 0)
 		rc = rte_eth_dev_start(id);
+	/* A memif client's start connects to the server's socket, which the
+	 * peer process creates when it probes its vdev: retry until then. */
+	while (rc != 0 && memif && waited < conf->link_wait_ms) {
+		rte_delay_ms(10);
+		waited += 10;
+		rc = rte_eth_dev_start(id);
+	}
 	if (rc != 0) {
 		HC_LOG(ERR, DRIVER, "%s: configure/start: %s", port->name,
 		       rte_strerror(-rc));
@@ -206,9 +287,15 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	if (rc != 0)
 		goto fail_dev;
 	port->ops = &dpdk_ops;
-	rc = configure(port, conf);
+	rc = configure(port, conf, devargs);
 	if (rc == 0)
-		rc = wait_link(port, conf->link_wait_ms);
+		rc = wait_link(port, conf->link_wait_ms,
+			       strncmp(port->name, "net_memif", 9) == 0 &&
+			       strstr(devargs, "role=client") != NULL);
+	/* net_memif's role defaults to client. */
+	port->close_after_peer = strncmp(port->name, "net_memif", 9) == 0 &&
+				 strstr(devargs, "role=server") != NULL;
+	port->close_wait_ms = conf->link_wait_ms;
 	if (rc == 0) {
 		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
 		       ", checksum offload tx ip %d udp %d rx %d", port->name,

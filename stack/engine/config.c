@@ -178,6 +178,22 @@ known_section(const char *section)
 	return 0;
 }
 
+/* Index K of a [rank.N] portK key (canonical decimal, below
+ * HC_RANK_PORTS_MAX), or -1. */
+static int
+port_key(const char *key)
+{
+	const char *x = key + 4;
+	char *end;
+	long k;
+
+	if (strncmp(key, "port", 4) != 0 || *x < '0' || *x > '9' ||
+	    (x[0] == '0' && x[1] != '\0'))
+		return -1;
+	k = strtol(x, &end, 10);
+	return *end == '\0' && k < HC_RANK_PORTS_MAX ? (int)k : -1;
+}
+
 /* [rank.X] must name a rank: X a canonical decimal below world_size
  * ("rank.01" or "rank.0x1" would be a second name for a rank). */
 static int
@@ -246,6 +262,8 @@ check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 			if (is_rank) {
 				for (k = 0; k < RTE_DIM(rank_keys); k++)
 					ok |= strcmp(rank_keys[k], ent[e].name) == 0;
+				ok |= port_key(ent[e].name) >= 0 ||
+				      strncmp(ent[e].name, "route.", 6) == 0;
 			} else {
 				ok = find_key(sec, ent[e].name) != NULL;
 			}
@@ -339,6 +357,219 @@ defaults(struct hc_config *cfg)
 		hc_cfg_defaults(tables[i].table, (char *)cfg + tables[i].off);
 }
 
+/* [rank.N] port, or port0..portK without a gap. */
+static int
+load_ports(struct hc_config *cfg, struct rte_cfgfile *file, const char *sec,
+	   struct hc_rank_conf *rc)
+{
+	const char *v = rte_cfgfile_get_entry(file, sec, "port");
+	const char *key = "port";
+	char name[16];
+	uint32_t k;
+
+	if (v != NULL && rte_cfgfile_has_entry(file, sec, "port0")) {
+		CFG_ERR(cfg, sec, "port0", "both port and port0 given");
+		return 1;
+	}
+	if (v == NULL) {
+		v = rte_cfgfile_get_entry(file, sec, "port0");
+		key = "port0";
+	}
+	if (v == NULL || *v == '\0' || strlen(v) >= sizeof(rc->port)) {
+		CFG_ERR(cfg, sec, key, "missing or longer than %zu",
+			sizeof(rc->port) - 1);
+		return 1;
+	}
+	strcpy(rc->port, v);
+	rc->nports = 1;
+	for (k = 1; k < HC_RANK_PORTS_MAX; k++) {
+		snprintf(name, sizeof(name), "port%u", k);
+		v = rte_cfgfile_get_entry(file, sec, name);
+		if (v == NULL)
+			break;
+		if (*v == '\0' || strlen(v) >= sizeof(rc->port)) {
+			CFG_ERR(cfg, sec, name, "empty or longer than %zu",
+				sizeof(rc->port) - 1);
+			return 1;
+		}
+		strcpy(rc->more_ports[k - 1], v);
+		rc->nports = k + 1;
+	}
+	for (k++; k < HC_RANK_PORTS_MAX; k++) {
+		snprintf(name, sizeof(name), "port%u", k);
+		if (rte_cfgfile_has_entry(file, sec, name)) {
+			CFG_ERR(cfg, sec, name, "port%u is missing: ports are "
+				"numbered from 0 without a gap", rc->nports);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* One route: key route.<rank> | route.<a.b.c.d>/<len> | route.default,
+ * value portK [via a.b.c.d]. */
+static int
+parse_route(struct hc_config *cfg, const char *sec, const char *key,
+	    const char *val, const struct hc_rank_conf *rc,
+	    struct hc_route_conf *rt)
+{
+	const char *x = key + 6;
+	char buf[64], *slash, *tok, *save = NULL;
+	struct in_addr a;
+	uint64_t n;
+	int k;
+
+	rt->rank = -1;
+	if (strcmp(x, "default") == 0) {
+		rt->prefix = 0;
+		rt->len = 0;
+	} else if (strchr(x, '.') == NULL) {
+		if ((x[0] == '0' && x[1] != '\0') ||
+		    parse_u64(x, 0, cfg->world_size - 1, &n) != 0) {
+			CFG_ERR(cfg, sec, key, "'%s' is not a rank below %u, "
+				"a prefix a.b.c.d/len or default", x,
+				cfg->world_size);
+			return 1;
+		}
+		rt->rank = (int32_t)n;
+	} else {
+		snprintf(buf, sizeof(buf), "%s", x);
+		slash = strchr(buf, '/');
+		if (slash != NULL)
+			*slash++ = '\0';
+		if (slash == NULL || inet_pton(AF_INET, buf, &a) != 1 ||
+		    parse_u64(slash, 0, 32, &n) != 0) {
+			CFG_ERR(cfg, sec, key, "'%s' is not a prefix "
+				"a.b.c.d/len (len 0..32)", x);
+			return 1;
+		}
+		rt->len = (uint8_t)n;
+		rt->prefix = ntohl(a.s_addr);
+		if (n < 32 && (rt->prefix & (UINT32_MAX >> n)) != 0) {
+			CFG_ERR(cfg, sec, key, "'%s' has host bits set", x);
+			return 1;
+		}
+	}
+	snprintf(buf, sizeof(buf), "%s", val);
+	tok = strtok_r(buf, " \t", &save);
+	k = tok != NULL ? port_key(tok) : -1;
+	if (k < 0 || (uint32_t)k >= rc->nports) {
+		CFG_ERR(cfg, sec, key, "'%s' does not start with a port "
+			"port0..port%u of this rank", val, rc->nports - 1);
+		return 1;
+	}
+	rt->port = (uint8_t)k;
+	rt->via = 0;
+	tok = strtok_r(NULL, " \t", &save);
+	if (tok != NULL) {
+		const char *gw = strtok_r(NULL, " \t", &save);
+
+		if (strcmp(tok, "via") != 0 || gw == NULL ||
+		    inet_pton(AF_INET, gw, &a) != 1 ||
+		    strtok_r(NULL, " \t", &save) != NULL ||
+		    a.s_addr == 0) {
+			CFG_ERR(cfg, sec, key, "'%s' is not portK [via "
+				"a.b.c.d]", val);
+			return 1;
+		}
+		rt->via = ntohl(a.s_addr);
+	}
+	return 0;
+}
+
+static int
+load_routes(struct hc_config *cfg, struct rte_cfgfile *file, const char *sec,
+	    struct hc_rank_conf *rc)
+{
+	int nent = rte_cfgfile_section_num_entries(file, sec);
+	struct rte_cfgfile_entry *ent;
+	int e, bad = 0;
+
+	rc->nroutes = 0;
+	if (nent <= 0 || rc->nports == 0)
+		return 0;
+	ent = calloc(nent, sizeof(*ent));
+	if (ent == NULL)
+		return 1;
+	rte_cfgfile_section_entries(file, sec, ent, nent);
+	for (e = 0; e < nent; e++) {
+		if (strncmp(ent[e].name, "route.", 6) != 0)
+			continue;
+		if (rc->nroutes == HC_RANK_ROUTES_MAX) {
+			CFG_ERR(cfg, sec, ent[e].name, "more than %u routes",
+				HC_RANK_ROUTES_MAX);
+			bad++;
+			break;
+		}
+		if (parse_route(cfg, sec, ent[e].name, ent[e].value, rc,
+				&rc->routes[rc->nroutes]) != 0)
+			bad++;
+		else
+			rc->nroutes++;
+	}
+	free(ent);
+	return bad;
+}
+
+int
+hc_config_route(const struct hc_config *cfg, uint32_t rank, uint32_t peer,
+		struct hc_route *out)
+{
+	const struct hc_rank_conf *rc = &cfg->ranks[rank];
+	uint32_t ip = cfg->ranks[peer].ip, i;
+	const struct hc_route_conf *best = NULL;
+
+	for (i = 0; i < rc->nroutes; i++) {
+		const struct hc_route_conf *rt = &rc->routes[i];
+		uint32_t mask = rt->len == 0 ? 0 : UINT32_MAX << (32 - rt->len);
+
+		if (rt->rank == (int32_t)peer) {
+			best = rt;
+			break;
+		}
+		if (rt->rank < 0 && (ip & mask) == rt->prefix &&
+		    (best == NULL || rt->len > best->len))
+			best = rt;
+	}
+	if (best != NULL) {
+		out->port = best->port;
+		out->next_hop = best->via != 0 ? best->via : ip;
+		return 0;
+	}
+	if (rc->nports == 1) {
+		out->port = 0;
+		out->next_hop = ip;
+		return 0;
+	}
+	return -HC_ERR_CONFIG;
+}
+
+/* Every rank with routes or several ports reaches every peer. */
+static int
+check_routes(struct hc_config *cfg)
+{
+	struct hc_route rt;
+	uint32_t r, q;
+	int bad = 0;
+	char sec[32], ipbuf[16];
+
+	for (r = 0; r < cfg->world_size; r++) {
+		if (cfg->ranks[r].nports == 1 && cfg->ranks[r].nroutes == 0)
+			continue;
+		for (q = 0; q < cfg->world_size; q++) {
+			if (q == r || hc_config_route(cfg, r, q, &rt) == 0)
+				continue;
+			snprintf(sec, sizeof(sec), "rank.%u", r);
+			CFG_ERR(cfg, sec, NULL, "no route reaches rank %u (%s): "
+				"add route.%u = portK or a prefix route", q,
+				hc_ip_str(cfg->ranks[q].ip, ipbuf, sizeof(ipbuf)),
+				q);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int
 load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 {
@@ -401,15 +632,12 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 				rc->group = (uint32_t)x;
 			}
 		}
-		v = rte_cfgfile_get_entry(file, sec, "port");
-		if (v == NULL || *v == '\0' || strlen(v) >= sizeof(rc->port)) {
-			CFG_ERR(cfg, sec, "port", "missing or longer than %zu",
-				sizeof(rc->port) - 1);
-			bad++;
-		} else {
-			strcpy(rc->port, v);
-		}
+		bad += load_ports(cfg, file, sec, rc);
+		bad += load_routes(cfg, file, sec, rc);
 	}
+	if (bad)
+		return bad;
+	bad = check_routes(cfg);
 	if (bad)
 		return bad;
 	for (r = 0; r < cfg->world_size; r++)
@@ -505,6 +733,7 @@ hc_config_defaults(struct hc_config *cfg, uint32_t world_size)
 		hc_addr_of_rank(i, &rc->ip, &rc->mac);
 		rc->has_mac = true;
 		strcpy(rc->port, "sim");
+		rc->nports = 1;
 	}
 	return 0;
 }

@@ -23,6 +23,27 @@
 /** Longest port devargs string, bytes including the NUL. */
 #define HC_PORT_DEVARGS_MAX 256
 
+/** Most ports of a rank ([rank.N] port0..port15; equals
+ *  HC_NET_PORTS_MAX). 16 covers a full mesh of 17 ranks on one host. */
+#define HC_RANK_PORTS_MAX 16
+/** Most [rank.N] route.* keys of a rank. */
+#define HC_RANK_ROUTES_MAX 32
+
+/** One [rank.N] route.<peer-or-prefix> = portK [via GW] key. */
+struct hc_route_conf {
+	int32_t rank;     /**< route.<rank>: that rank; -1: a prefix route */
+	uint32_t prefix;  /**< prefix routes: network, host order */
+	uint8_t len;      /**< prefix routes: prefix bits, 0..32 */
+	uint8_t port;     /**< port index, below the rank's nports */
+	uint32_t via;     /**< next-hop gateway, host order; 0: direct */
+};
+
+/** Where a rank's datagrams to one peer go (hc_config_route). */
+struct hc_route {
+	uint32_t port;     /**< port index */
+	uint32_t next_hop; /**< the peer's IP, or the gateway's */
+};
+
 /** How the engine waits when a poll found no work. */
 enum hc_idle_mode {
 	HC_IDLE_BUSY,  /**< spin: lowest latency, one core per rank */
@@ -36,7 +57,14 @@ struct hc_rank_conf {
 	uint32_t ip;                  /**< IPv4 address, host byte order */
 	bool has_mac;                 /**< mac given in the file */
 	struct rte_ether_addr mac;    /**< port MAC when has_mac */
-	char port[HC_PORT_DEVARGS_MAX]; /**< DPDK devargs, e.g. net_tap0,iface=x */
+	char port[HC_PORT_DEVARGS_MAX]; /**< port 0's DPDK devargs ([rank.N]
+	                                 *   port or port0), e.g.
+	                                 *   net_tap0,iface=x */
+	/** Devargs of ports 1..nports-1 ([rank.N] port1..port15). */
+	char more_ports[HC_RANK_PORTS_MAX - 1][HC_PORT_DEVARGS_MAX];
+	uint32_t nports;              /**< 1..HC_RANK_PORTS_MAX */
+	struct hc_route_conf routes[HC_RANK_ROUTES_MAX];
+	uint32_t nroutes;
 	uint32_t group;               /**< [rank.N] group, 0..HC_GROUP_MAX;
 	                               *   default N (every rank its own) */
 };
@@ -123,6 +151,23 @@ int hc_config_copy(struct hc_config *dst, const struct hc_config *src);
 
 /** Free what hc_config_load allocated; cfg may be zeroed or loaded. */
 void hc_config_free(struct hc_config *cfg);
+
+/** Devargs of port k (< rc->nports) of a rank. */
+static inline const char *
+hc_rank_port(const struct hc_rank_conf *rc, uint32_t k)
+{
+	return k == 0 ? rc->port : rc->more_ports[k - 1];
+}
+
+/**
+ * The route of rank `rank` to rank `peer` (!= rank): its route.<peer>
+ * key, else the longest prefix route.<a.b.c.d/len> holding the peer's IP,
+ * else, on a rank with one port, port 0 direct. hc_config_load checked
+ * that every pair has one.
+ * @return 0, or -HC_ERR_CONFIG when no route reaches the peer.
+ */
+int hc_config_route(const struct hc_config *cfg, uint32_t rank, uint32_t peer,
+		    struct hc_route *out);
 
 /** Text form of a host-order IPv4 address into buf (>= 16 bytes). */
 const char *hc_ip_str(uint32_t ip, char *buf, unsigned int len);

@@ -20,6 +20,9 @@
 #include "engine.h"
 #include "log.h"
 
+_Static_assert(HC_RANK_PORTS_MAX == HC_NET_PORTS_MAX,
+	       "a rank's ports are the net layer's");
+
 uint32_t
 hc_engine_poll(struct hc_ctx *ctx)
 {
@@ -27,14 +30,22 @@ hc_engine_poll(struct hc_ctx *ctx)
 	uint16_t n, i;
 	uint32_t work;
 
-	n = hc_port_rx(&ctx->port, pkts, ctx->port.burst);
-	for (i = 0; i < n; i++)
-		hc_net_input(&ctx->net, pkts[i]);
-	work = n;
+	uint32_t k, np = ctx->nports; /* set by hc_ctx_bring_up */
+
+	work = 0;
+	for (k = 0; k < np; k++) {
+		struct hc_port *p = ctx->ports[k];
+
+		n = hc_port_rx(p, pkts, p->burst);
+		for (i = 0; i < n; i++)
+			hc_net_input_port(&ctx->net, k, pkts[i]);
+		work += n;
+	}
 	work += hct_flush_acks(&ctx->hct);
 	work += hct_tick(&ctx->hct);
 	work += hct_tx(&ctx->hct);
-	work += hc_port_flush(&ctx->port);
+	for (k = 0; k < np; k++)
+		work += hc_port_flush(ctx->ports[k]);
 	return work;
 }
 
@@ -241,6 +252,8 @@ env_rank(void)
 void
 hc_ctx_teardown(struct hc_ctx *ctx)
 {
+	uint32_t i, pass;
+
 	if (ctx->coll_up) {
 		struct hc_comm *comm;
 
@@ -260,6 +273,18 @@ hc_ctx_teardown(struct hc_ctx *ctx)
 		hct_free(&ctx->hct);
 	if (ctx->net_up)
 		hc_net_free(&ctx->net);
+	/* Clients before servers (hc_port_close says why). */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < ctx->nports; i++) {
+			struct hc_port *p = ctx->ports[i];
+
+			if (p->ops == NULL || (i == 0 && !ctx->port_open) ||
+			    p->close_after_peer != (pass == 1))
+				continue;
+			hc_port_close(p);
+		}
+	for (i = 1; i < ctx->nports; i++)
+		free(ctx->ports[i]);
 	if (ctx->port_open)
 		hc_port_close(&ctx->port);
 	free(ctx->peer_ip);
@@ -289,22 +314,100 @@ hc_ctx_prepare(struct hc_ctx *ctx, uint32_t rank, unsigned int engine_lcore)
 	ctx->engine_lcore = engine_lcore;
 }
 
-/* Open this rank's DPDK port. */
+/* Open this rank's DPDK ports ([rank.N] port or port0..portK). */
 static int
 open_dpdk_port(struct hc_ctx *ctx)
 {
+	const struct hc_rank_conf *me = &ctx->cfg.ranks[ctx->rank];
 	struct hc_port_conf pc;
 	char pool[RTE_MEMPOOL_NAMESIZE];
+	uint32_t k;
 	int rc;
 
 	/* Pool names are per process; rank and pid keep them unique even
 	 * if two ranks ever share one DPDK instance. */
 	snprintf(pool, sizeof(pool), "hc_r%u_%d", ctx->rank, (int)getpid());
 	hc_ctx_port_conf(ctx, pool, &pc);
-	rc = hc_port_open_dpdk(&ctx->port, ctx->cfg.ranks[ctx->rank].port, &pc);
-	if (rc == 0)
-		ctx->port_open = 1;
-	return rc;
+	ctx->ports[0] = &ctx->port;
+	rc = hc_port_open_dpdk(&ctx->port, me->port, &pc);
+	if (rc != 0)
+		return rc;
+	ctx->port_open = 1;
+	ctx->nports = 1;
+	for (k = 1; k < me->nports; k++) {
+		struct hc_port *p = calloc(1, sizeof(*p));
+
+		if (p == NULL)
+			return -HC_ERR_NOMEM;
+		snprintf(pool, sizeof(pool), "hc_r%u_%d_%u", ctx->rank,
+			 (int)getpid(), k);
+		pc.pool_name = pool;
+		rc = hc_port_open_dpdk(p, hc_rank_port(me, k), &pc);
+		if (rc != 0) {
+			free(p);
+			return rc;
+		}
+		ctx->ports[ctx->nports++] = p;
+	}
+	return 0;
+}
+
+/* Fault injector of port k: each port its own seed, the same rules. */
+static int
+fault_setup(struct hc_ctx *ctx, struct hc_port *p, uint32_t k)
+{
+	char err[256];
+
+	/* Port k of a rank draws from its own stream of the job's seed. */
+	if (hc_fault_configure(&p->fault, &ctx->cfg.fault,
+			       ctx->rank + (uint64_t)k * HC_MAX_RANKS, err,
+			       sizeof(err)) != 0) {
+		/* hc_config_load checked the rules already. */
+		HC_LOG(ERR, CORE, "fault rules: %s", err);
+		return -HC_ERR_CONFIG;
+	}
+	p->fault.classify = classify;
+	p->fault.classify_arg = ctx;
+	p->clk = &ctx->clk;
+	return 0;
+}
+
+/* Add ports 1.. to the net layer and resolve the route to every peer. */
+static int
+routes_setup(struct hc_ctx *ctx)
+{
+	const struct hc_config *cfg = &ctx->cfg;
+	const struct hc_rank_conf *me = &cfg->ranks[ctx->rank];
+	struct hc_route rt;
+	uint32_t k, q;
+	char a[16], b[16];
+	int rc;
+
+	for (k = 1; k < ctx->nports; k++) {
+		rc = hc_net_port_add(&ctx->net, ctx->ports[k]);
+		if (rc < 0)
+			return rc;
+	}
+	if (ctx->nports == 1 && me->nroutes == 0)
+		return 0; /* everything on port 0, direct */
+	for (q = 0; q < cfg->world_size; q++) {
+		if (q == ctx->rank)
+			continue;
+		if (hc_config_route(cfg, ctx->rank, q, &rt) != 0) {
+			HC_LOG(ERR, CORE, "%s: [rank.%u] no route reaches rank "
+			       "%u", cfg->path, ctx->rank, q);
+			return -HC_ERR_CONFIG;
+		}
+		rc = hc_net_route_add(&ctx->net, cfg->ranks[q].ip, rt.next_hop,
+				      rt.port, cfg->world_size);
+		if (rc != 0)
+			return rc;
+		HC_LOG(DEBUG, CORE, "route to rank %u (%s): %s via %s", q,
+		       hc_ip_str(cfg->ranks[q].ip, a, sizeof(a)),
+		       ctx->ports[rt.port]->name,
+		       hc_ip_str(rt.next_hop, b, sizeof(b)));
+	}
+	return 0;
 }
 
 int
@@ -330,15 +433,19 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	for (i = 0; i < cfg->world_size; i++)
 		ctx->peer_ip[i] = cfg->ranks[i].ip;
 
-	if (hc_fault_configure(&ctx->port.fault, &cfg->fault, ctx->rank, err,
-			       sizeof(err)) != 0) {
-		/* hc_config_load checked the rules already. */
-		HC_LOG(ERR, CORE, "fault rules: %s", err);
+	ctx->ports[0] = &ctx->port;
+	if (ctx->nports == 0)
+		ctx->nports = 1; /* a backend that opened ctx->port only */
+	if (ctx->nports != me->nports) {
+		HC_LOG(ERR, CORE, "rank %u: %u ports configured, %u opened",
+		       ctx->rank, me->nports, ctx->nports);
 		return -HC_ERR_CONFIG;
 	}
-	ctx->port.fault.classify = classify;
-	ctx->port.fault.classify_arg = ctx;
-	ctx->port.clk = &ctx->clk;
+	for (i = 0; i < ctx->nports; i++) {
+		rc = fault_setup(ctx, ctx->ports[i], i);
+		if (rc != 0)
+			return rc;
+	}
 
 	nc = cfg->net;
 	nc.ip = me->ip;
@@ -348,6 +455,9 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	if (rc != 0)
 		return rc;
 	ctx->net_up = 1;
+	rc = routes_setup(ctx);
+	if (rc != 0)
+		return rc;
 	for (i = 0; i < cfg->world_size; i++)
 		if (i != ctx->rank && cfg->ranks[i].has_mac)
 			hc_arp_add_permanent(&ctx->net.arp, cfg->ranks[i].ip,
@@ -449,6 +559,7 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	const char *path;
 	uint64_t deadline;
 	int rank, rc;
+	uint32_t i;
 
 	if (out == NULL)
 		return -HC_ERR_INVAL;
@@ -501,7 +612,9 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 		goto fail;
 	/* [fault] rules with start_ms count from the end of hc_init (after
 	 * the tuner's probes, which need a working network). */
-	hc_fault_set_epoch(&ctx->port.fault, hc_clock_now(&ctx->clk));
+	for (i = 0; i < ctx->nports; i++)
+		hc_fault_set_epoch(&ctx->ports[i]->fault,
+				   hc_clock_now(&ctx->clk));
 	if (ctx->engine_lcore == RTE_MAX_LCORE)
 		HC_LOG(INFO, CORE, "rank %u of %u up, progress in callers",
 		       ctx->rank, ctx->cfg.world_size);
@@ -630,10 +743,14 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 	if (ctx == NULL || s == NULL)
 		return -HC_ERR_INVAL;
 	memset(s, 0, sizeof(*s));
-	s->port_rx_pkts = ctx->port.stats.rx_pkts;
-	s->port_tx_pkts = ctx->port.stats.tx_pkts;
-	s->port_tx_drops = ctx->port.stats.tx_drops;
-	s->fault_drops = ctx->port.stats.fault_drops;
+	for (i = 0; i < ctx->nports; i++) {
+		const struct hc_port_stats *p = &ctx->ports[i]->stats;
+
+		s->port_rx_pkts += p->rx_pkts;
+		s->port_tx_pkts += p->tx_pkts;
+		s->port_tx_drops += p->tx_drops;
+		s->fault_drops += p->fault_drops;
+	}
 	for (d = 0; d < HC_NET_DROP__MAX; d++)
 		s->net_rx_drops += ctx->net.stats.rx_drops[d];
 	s->arp_requests = ctx->net.stats.arp_requests;
@@ -663,9 +780,20 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 int
 hc_fault_stats_get(struct hc_ctx *ctx, struct hc_fault_stats *s)
 {
+	const uint64_t *c;
+	uint64_t *o;
+	uint32_t k, i, n = sizeof(*s) / sizeof(uint64_t);
+
 	if (ctx == NULL || s == NULL)
 		return -HC_ERR_INVAL;
-	memcpy(s, &ctx->port.fault.stats, sizeof(*s));
+	/* Every port's injector counts: the rank's total. */
+	o = &s->count[0][0][0];
+	memset(s, 0, sizeof(*s));
+	for (k = 0; k < ctx->nports; k++) {
+		c = &ctx->ports[k]->fault.stats.count[0][0][0];
+		for (i = 0; i < n; i++)
+			o[i] += c[i];
+	}
 	return 0;
 }
 

@@ -61,7 +61,11 @@ struct hc_ctx {
 	struct hc_config cfg;
 	uint32_t rank;
 	struct hc_clock clk;
-	struct hc_port port;
+	struct hc_port port;   /**< port 0 (the sim's only port) */
+	/** Every port: ports[0] == &port, the others allocated by
+	 *  hc_init ([rank.N] port1..); the net layer routes among them. */
+	struct hc_port *ports[HC_RANK_PORTS_MAX];
+	uint32_t nports;       /**< ports opened */
 	struct hc_net net;
 	struct hct hct;
 	struct hc_coll coll;
@@ -83,7 +87,7 @@ struct hc_ctx {
 	                              *   runner (simrun.h); hc_wait refuses */
 	int engine_stop;             /**< atomic: 1 asks the engine to stop */
 	rte_spinlock_t progress_lock; /**< caller progress: one poller */
-	int port_open;
+	int port_open;         /**< port 0 is open */
 	int net_up;
 	int hct_up;
 	int coll_up;

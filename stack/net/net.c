@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_arp.h>
@@ -19,6 +20,8 @@ hc_net_init(struct hc_net *net, struct hc_port *port,
 	if (port == NULL || clk == NULL || conf == NULL || udp_input == NULL)
 		return -HC_ERR_INVAL;
 	net->port = port;
+	net->ports[0] = port;
+	net->nports = 1;
 	net->clk = clk;
 	net->ip = conf->ip;
 	net->udp_port = conf->udp_port;
@@ -34,6 +37,56 @@ void
 hc_net_free(struct hc_net *net)
 {
 	hc_arp_free(&net->arp);
+	free(net->routes);
+	net->routes = NULL;
+}
+
+int
+hc_net_port_add(struct hc_net *net, struct hc_port *port)
+{
+	if (port == NULL || port->mtu != net->port->mtu)
+		return -HC_ERR_INVAL;
+	if (net->nports == HC_NET_PORTS_MAX)
+		return -HC_ERR_NOMEM;
+	net->ports[net->nports] = port;
+	return (int)net->nports++;
+}
+
+int
+hc_net_route_add(struct hc_net *net, uint32_t dst, uint32_t next_hop,
+		 uint32_t port, uint32_t capacity)
+{
+	struct hc_net_route *r;
+	uint32_t i, size;
+
+	if (dst == 0 || next_hop == 0 || port >= net->nports)
+		return -HC_ERR_INVAL;
+	if (net->routes == NULL) {
+		if (capacity == 0 || capacity > (1u << 24))
+			return -HC_ERR_INVAL;
+		/* At most half full: a lookup's probe is short and ends. */
+		size = rte_align32pow2(capacity) * 2;
+		net->routes = calloc(size, sizeof(*net->routes));
+		if (net->routes == NULL)
+			return -HC_ERR_NOMEM;
+		net->route_mask = size - 1;
+	}
+	for (i = rte_hash_crc_4byte(dst, 0) & net->route_mask;;
+	     i = (i + 1) & net->route_mask) {
+		r = &net->routes[i];
+		if (r->dst == dst)
+			break;
+		if (r->dst == 0) {
+			if ((net->nroutes + 1) * 2 > net->route_mask + 1)
+				return -HC_ERR_NOMEM;
+			net->nroutes++;
+			break;
+		}
+	}
+	r->dst = dst;
+	r->next_hop = next_hop;
+	r->port = (uint8_t)port;
+	return 0;
 }
 
 static void
@@ -45,21 +98,22 @@ drop(struct hc_net *net, struct rte_mbuf *m, enum hc_net_drop why)
 
 /* Fill an ARP packet (Ethernet + ARP) into m. */
 static void
-arp_build(struct hc_net *net, struct rte_mbuf *m, uint16_t op,
+arp_build(struct hc_net *net, struct hc_port *port, struct rte_mbuf *m,
+	  uint16_t op,
 	  const struct rte_ether_addr *dst_mac, uint32_t dst_ip)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
 
 	m->data_len = m->pkt_len = sizeof(*eth) + sizeof(*arp);
-	eth->src_addr = net->port->mac;
+	eth->src_addr = port->mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
 	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
 	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
 	arp->arp_plen = 4;
 	arp->arp_opcode = rte_cpu_to_be_16(op);
-	arp->arp_data.arp_sha = net->port->mac;
+	arp->arp_data.arp_sha = port->mac;
 	arp->arp_data.arp_sip = rte_cpu_to_be_32(net->ip);
 	arp->arp_data.arp_tip = rte_cpu_to_be_32(dst_ip);
 	if (op == RTE_ARP_OP_REQUEST) {
@@ -71,20 +125,31 @@ arp_build(struct hc_net *net, struct rte_mbuf *m, uint16_t op,
 	}
 }
 
-void
-hc_net_arp_request(struct hc_net *net, uint32_t ip)
+/* Request the MAC of next_hop out of port. */
+static void
+arp_request(struct hc_net *net, struct hc_port *port, uint32_t next_hop)
 {
 	struct rte_mbuf *m = hc_port_alloc(net->port);
 
 	if (m == NULL)
 		return;
-	arp_build(net, m, RTE_ARP_OP_REQUEST, NULL, ip);
+	arp_build(net, port, m, RTE_ARP_OP_REQUEST, NULL, next_hop);
 	net->stats.arp_requests++;
-	hc_port_tx(net->port, m);
+	hc_port_tx(port, m);
+}
+
+void
+hc_net_arp_request(struct hc_net *net, uint32_t ip)
+{
+	struct hc_net_route tmp;
+	const struct hc_net_route *r = hc_net_route_get(net, ip, &tmp);
+
+	arp_request(net, net->ports[r->port], r->next_hop);
 }
 
 static void
-arp_input(struct hc_net *net, struct rte_mbuf *m, uint32_t off)
+arp_input(struct hc_net *net, struct hc_port *in, struct rte_mbuf *m,
+	  uint32_t off)
 {
 	struct rte_arp_hdr *arp;
 	struct rte_ether_addr sha;
@@ -113,16 +178,16 @@ arp_input(struct hc_net *net, struct rte_mbuf *m, uint32_t off)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* Answer in the same mbuf. */
-	arp_build(net, m, RTE_ARP_OP_REPLY, &sha, sip);
+	/* Answer in the same mbuf, on the port it came in on. */
+	arp_build(net, in, m, RTE_ARP_OP_REPLY, &sha, sip);
 	net->stats.arp_replies++;
-	hc_port_tx(net->port, m);
+	hc_port_tx(in, m);
 }
 
 /* Echo reply (RFC 792) in the same mbuf: swap addresses, type 0. */
 static void
-icmp_input(struct hc_net *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
-	   uint32_t hlen)
+icmp_input(struct hc_net *net, struct hc_port *in, struct rte_mbuf *m,
+	   struct rte_ipv4_hdr *ip, uint32_t hlen)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	uint32_t ilen = rte_be_to_cpu_16(ip->total_length) - hlen;
@@ -148,10 +213,10 @@ icmp_input(struct hc_net *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 	rte_pktmbuf_trim(m, m->pkt_len - (sizeof(*eth) + hlen + ilen));
 	hc_ipv4_build(ip, net->ip, src, IPPROTO_ICMP, 0, ilen, net->ip_id++, 1);
 	eth->dst_addr = eth->src_addr;
-	eth->src_addr = net->port->mac;
+	eth->src_addr = in->mac;
 	m->ol_flags = 0;
 	net->stats.icmp_echo_replies++;
-	hc_port_tx(net->port, m);
+	hc_port_tx(in, m);
 }
 
 /* RFC 768: the one's complement sum over pseudo-header, UDP header and
@@ -190,7 +255,8 @@ udp_input(struct hc_net *net, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 }
 
 static void
-ipv4_input(struct hc_net *net, struct rte_mbuf *m, uint32_t off)
+ipv4_input(struct hc_net *net, struct hc_port *in, struct rte_mbuf *m,
+	   uint32_t off)
 {
 	struct rte_ipv4_hdr *ip;
 	uint64_t ckf = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
@@ -211,7 +277,8 @@ ipv4_input(struct hc_net *net, struct rte_mbuf *m, uint32_t off)
 	case IPPROTO_UDP:
 		return udp_input(net, m, ip, (ip->version_ihl & 0x0f) * 4u);
 	case IPPROTO_ICMP:
-		return icmp_input(net, m, ip, (ip->version_ihl & 0x0f) * 4u);
+		return icmp_input(net, in, m, ip,
+				  (ip->version_ihl & 0x0f) * 4u);
 	default:
 		return drop(net, m, HC_NET_DROP_PROTO);
 	}
@@ -220,21 +287,30 @@ ipv4_input(struct hc_net *net, struct rte_mbuf *m, uint32_t off)
 void
 hc_net_input(struct hc_net *net, struct rte_mbuf *m)
 {
+	hc_net_input_port(net, 0, m);
+}
+
+void
+hc_net_input_port(struct hc_net *net, uint32_t port_idx, struct rte_mbuf *m)
+{
+	struct hc_port *in = net->ports[port_idx];
 	struct rte_ether_hdr *eth;
+
+	net->stats.rx_port[port_idx]++;
 
 	/* One segment per frame: the pool's mbufs hold a whole MTU-sized
 	 * frame, so a chained mbuf comes from a PMD configured otherwise. */
 	if (m->nb_segs != 1 || m->data_len < sizeof(*eth))
 		return drop(net, m, HC_NET_DROP_MALFORMED);
 	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	if (!rte_is_same_ether_addr(&eth->dst_addr, &net->port->mac) &&
+	if (!rte_is_same_ether_addr(&eth->dst_addr, &in->mac) &&
 	    !rte_is_broadcast_ether_addr(&eth->dst_addr))
 		return drop(net, m, HC_NET_DROP_NOT_OURS);
 	switch (rte_be_to_cpu_16(eth->ether_type)) {
 	case RTE_ETHER_TYPE_IPV4:
-		return ipv4_input(net, m, sizeof(*eth));
+		return ipv4_input(net, in, m, sizeof(*eth));
 	case RTE_ETHER_TYPE_ARP:
-		return arp_input(net, m, sizeof(*eth));
+		return arp_input(net, in, m, sizeof(*eth));
 	default:
 		return drop(net, m, HC_NET_DROP_PROTO);
 	}
@@ -249,16 +325,19 @@ hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, uint8_t tos,
 	struct rte_ipv4_hdr *ip;
 	struct rte_udp_hdr *udp;
 	uint16_t plen = m->pkt_len;
-	struct hc_port *port = net->port;
+	struct hc_net_route tmp;
+	const struct hc_net_route *r = hc_net_route_get(net, dst_ip, &tmp);
+	struct hc_port *port = net->ports[r->port];
 
-	switch (hc_arp_lookup(&net->arp, dst_ip, hc_clock_now(net->clk), &dmac)) {
+	switch (hc_arp_lookup(&net->arp, r->next_hop, hc_clock_now(net->clk),
+			      &dmac)) {
 	case HC_ARP_HIT:
 		break;
 	case HC_ARP_HIT_REFRESH:
-		hc_net_arp_request(net, dst_ip);
+		arp_request(net, port, r->next_hop);
 		break;
 	case HC_ARP_MISS_REQUEST:
-		hc_net_arp_request(net, dst_ip);
+		arp_request(net, port, r->next_hop);
 		/* fall through */
 	default:
 		net->stats.tx_unresolved++;

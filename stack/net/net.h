@@ -4,8 +4,18 @@
  * The minimal network layer: Ethernet II, ARP (arp.h), IPv4 without options
  * on TX and without fragments (RFC 791; fragments are dropped and counted:
  * HCT never sends a datagram above the MTU and sets DF), ICMP echo reply
- * (RFC 792), and UDP (RFC 768) on one port. It never looks inside the UDP
- * payload.
+ * (RFC 792), and UDP (RFC 768) on one or more ports. It never looks inside
+ * the UDP payload.
+ *
+ * Ports and routes: a rank has one IPv4 address and up to HC_NET_PORTS_MAX
+ * ports (one per NIC rail or per shared-memory link). Which port a
+ * datagram leaves by is the route of its destination: an entry per peer,
+ * resolved once at bring-up (hc_net_route_add), naming the port and the
+ * next hop whose MAC ARP resolves (the peer itself on its own segment, a
+ * gateway for a peer on another subnet). A destination without an entry
+ * leaves by port 0, direct: a one-port rank needs no routes at all.
+ * Frames are received on every port; ARP requests are answered and ICMP
+ * echo replied to on the port they came in on.
  *
  * Checksums: RFC 1071 via rte_net helpers, in software unless the port
  * offers the offload.
@@ -15,6 +25,7 @@
 
 #include <stdint.h>
 
+#include <rte_hash_crc.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
 #include <rte_mbuf.h>
@@ -28,6 +39,10 @@
 
 /** Time to live of the packets we send. */
 #define HC_NET_TTL 64
+
+/** Most ports of one rank: 16 covers a full mesh of 17 ranks on one
+ *  host (n - 1 shared-memory links each) or a few NIC rails. */
+#define HC_NET_PORTS_MAX 16
 
 /** Why a received frame was dropped. */
 enum hc_net_drop {
@@ -45,6 +60,7 @@ struct hc_net_stats {
 	uint64_t arp_replies;       /**< replies sent */
 	uint64_t icmp_echo_replies; /**< echo replies sent */
 	uint64_t tx_unresolved;     /**< datagrams dropped: no MAC yet */
+	uint64_t rx_port[HC_NET_PORTS_MAX]; /**< frames received per port */
 };
 
 /** IPv4 TOS byte: DSCP in the upper 6 bits, ECN in the lower 2
@@ -64,8 +80,24 @@ typedef void (*hc_net_udp_input_t)(void *ctx, uint32_t src_ip, uint8_t tos,
 				   struct rte_mbuf *m, const uint8_t *payload,
 				   uint16_t len);
 
+/** The route to one destination (resolved once; the per-peer state a
+ *  TX header template can later sit next to). */
+struct hc_net_route {
+	uint32_t dst;        /**< destination IPv4, host order; 0: free slot */
+	uint32_t next_hop;   /**< whose MAC the frame goes to: dst, or a
+	                      *   gateway; host order */
+	uint8_t port;        /**< index into hc_net.ports */
+};
+
 struct hc_net {
-	struct hc_port *port;
+	struct hc_port *port;         /**< port 0: its pool and MTU serve
+	                               *   every port (one MTU per rank) */
+	struct hc_port *ports[HC_NET_PORTS_MAX]; /**< ports[0] == port */
+	uint32_t nports;
+	struct hc_net_route *routes;  /**< open addressing, linear probing
+	                               *   (as the ARP cache); NULL: none */
+	uint32_t route_mask;          /**< capacity - 1 */
+	uint32_t nroutes;
 	const struct hc_clock *clk;
 	uint32_t ip;                  /**< ours, host byte order */
 	uint16_t udp_port;            /**< ours, host byte order */
@@ -94,8 +126,53 @@ int hc_net_init(struct hc_net *net, struct hc_port *port,
 		hc_net_udp_input_t udp_input, void *udp_ctx);
 void hc_net_free(struct hc_net *net);
 
-/** Process one received frame; consumes m. */
+/**
+ * Add a further port (all share port 0's MTU; its MAC may differ).
+ * @return the port's index (1..HC_NET_PORTS_MAX-1), -HC_ERR_INVAL (NULL,
+ *         or its MTU differs from port 0's) or -HC_ERR_NOMEM (no room).
+ */
+int hc_net_port_add(struct hc_net *net, struct hc_port *port);
+
+/**
+ * Route datagrams for dst (host order) out of port index `port` to the
+ * MAC of next_hop (dst itself when on the same segment, else a gateway).
+ * Sized for `capacity` destinations on the first call. Replaces an
+ * earlier route of dst.
+ * @return 0, -HC_ERR_INVAL (dst or next_hop 0, port not added) or
+ *         -HC_ERR_NOMEM.
+ */
+int hc_net_route_add(struct hc_net *net, uint32_t dst, uint32_t next_hop,
+		     uint32_t port, uint32_t capacity);
+
+/** The route of dst: its entry, or port 0 direct (written to *tmp). */
+static inline const struct hc_net_route *
+hc_net_route_get(const struct hc_net *net, uint32_t dst,
+		 struct hc_net_route *tmp)
+{
+	uint32_t i;
+
+	if (net->routes != NULL)
+		/* CRC32C hash, as the ARP cache; the table is at most half
+		 * full, so the probe ends at a free slot. */
+		for (i = rte_hash_crc_4byte(dst, 0) & net->route_mask;;
+		     i = (i + 1) & net->route_mask) {
+			if (net->routes[i].dst == dst)
+				return &net->routes[i];
+			if (net->routes[i].dst == 0)
+				break;
+		}
+	tmp->dst = dst;
+	tmp->next_hop = dst;
+	tmp->port = 0;
+	return tmp;
+}
+
+/** Process one frame received on port 0; consumes m. */
 void hc_net_input(struct hc_net *net, struct rte_mbuf *m);
+
+/** Process one frame received on port index port_idx; consumes m. */
+void hc_net_input_port(struct hc_net *net, uint32_t port_idx,
+		       struct rte_mbuf *m);
 
 /**
  * Send m, whose data is a UDP payload, from our port to dst_ip:udp_port.
@@ -115,7 +192,8 @@ hc_net_udp_payload_max(const struct hc_net *net)
 	return net->port->mtu - HC_NET_IP_UDP_HLEN;
 }
 
-/** Send an ARP request for ip now (init-time resolution). */
+/** Send an ARP request for the next hop of ip's route, out of the
+ *  route's port, now (init-time resolution). */
 void hc_net_arp_request(struct hc_net *net, uint32_t ip);
 
 /**

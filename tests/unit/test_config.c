@@ -668,7 +668,94 @@ test_addr_scheme(void)
 	CU_ASSERT_EQUAL(pclose(p), 0);
 }
 
+/* Three ranks, rank 0 with two ports: rank 1 by route.1, rank 2 (on
+ * another subnet) by a prefix route via a gateway; a longer prefix wins
+ * over route.default; a rank route wins over a prefix. */
+#define JOB3 "[job]\nid = 7\nworld_size = 3\n"
+#define R3_1 "[rank.1]\nip = 198.18.0.2\nport = net_tap1\n"
+#define R3_2 "[rank.2]\nip = 198.19.1.3\nport = net_tap2\n"
+
+static void
+test_routes(void)
+{
+	struct hc_config cfg;
+	struct hc_route rt;
+	char log[LOG_MAX];
+	int rc;
+
+	rc = load_ini(JOB3 "[rank.0]\nip = 198.18.0.1\n"
+		      "port0 = net_memif0,role=server\n"
+		      "port1 = net_tap0,iface=x\n"
+		      "route.1 = port0\n"
+		      "route.default = port0\n"
+		      "route.198.19.0.0/16 = port1 via 198.18.0.254\n"
+		      R3_1 R3_2, &cfg, log, sizeof(log));
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(cfg.ranks[0].nports, 2);
+	CU_ASSERT_STRING_EQUAL(hc_rank_port(&cfg.ranks[0], 0),
+			       "net_memif0,role=server");
+	CU_ASSERT_STRING_EQUAL(hc_rank_port(&cfg.ranks[0], 1),
+			       "net_tap0,iface=x");
+	CU_ASSERT_EQUAL(cfg.ranks[0].nroutes, 3);
+	CU_ASSERT_EQUAL(cfg.ranks[1].nports, 1);
+	CU_ASSERT_EQUAL(hc_config_route(&cfg, 0, 1, &rt), 0);
+	CU_ASSERT_EQUAL(rt.port, 0);
+	CU_ASSERT_EQUAL(rt.next_hop, 0xc6120002u);
+	CU_ASSERT_EQUAL(hc_config_route(&cfg, 0, 2, &rt), 0);
+	CU_ASSERT_EQUAL(rt.port, 1);
+	CU_ASSERT_EQUAL(rt.next_hop, 0xc61200feu); /* the gateway */
+	/* one port, no routes: port 0, direct */
+	CU_ASSERT_EQUAL(hc_config_route(&cfg, 1, 2, &rt), 0);
+	CU_ASSERT_EQUAL(rt.port, 0);
+	CU_ASSERT_EQUAL(rt.next_hop, 0xc6130103u);
+	hc_config_free(&cfg);
+
+	/* a rank route beats the longest prefix */
+	rc = load_ini(JOB3 "[rank.0]\nip = 198.18.0.1\n"
+		      "port0 = a\nport1 = b\n"
+		      "route.198.19.1.0/24 = port1\nroute.2 = port0\n"
+		      "route.1 = port1\n" R3_1 R3_2, &cfg, log, sizeof(log));
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(hc_config_route(&cfg, 0, 2, &rt), 0);
+	CU_ASSERT_EQUAL(rt.port, 0);
+	CU_ASSERT_EQUAL(hc_config_route(&cfg, 0, 1, &rt), 0);
+	CU_ASSERT_EQUAL(rt.port, 1);
+	hc_config_free(&cfg);
+}
+
+static void
+test_route_errors(void)
+{
+	/* two ports and no route for rank 2: the error names the peer */
+	expect_error(JOB3 "[rank.0]\nip = 198.18.0.1\nport0 = a\n"
+		     "port1 = b\nroute.1 = port0\n" R3_1 R3_2,
+		     "[rank.0]: no route reaches rank 2 (198.19.1.3)");
+	expect_error(JOB3 "[rank.0]\nip = 198.18.0.1\nport0 = a\n"
+		     "port2 = b\n" R3_1 R3_2,
+		     "[rank.0] port2: port1 is missing");
+	expect_error(JOB3 "[rank.0]\nip = 198.18.0.1\nport = a\n"
+		     "port0 = b\n" R3_1 R3_2,
+		     "[rank.0] port0: both port and port0 given");
+	expect_error(JOB3 "[rank.0]\nip = 198.18.0.1\nport0 = a\n"
+		     "route.1 = port1\n" R3_1 R3_2,
+		     "[rank.0] route.1: 'port1' does not start with a port "
+		     "port0..port0");
+	expect_error(JOB3 "[rank.0]\nip = 198.18.0.1\nport0 = a\n"
+		     "route.3 = port0\n" R3_1 R3_2,
+		     "[rank.0] route.3: '3' is not a rank below 3");
+	expect_error(JOB3 "[rank.0]\nip = 198.18.0.1\nport0 = a\n"
+		     "route.198.19.1.1/24 = port0\n" R3_1 R3_2,
+		     "'198.19.1.1/24' has host bits set");
+	expect_error(JOB3 "[rank.0]\nip = 198.18.0.1\nport0 = a\n"
+		     "route.1 = port0 via\n" R3_1 R3_2,
+		     "'port0 via' is not portK [via a.b.c.d]");
+	expect_error(JOB3 "[rank.0]\nip = 198.18.0.1\nport0 = a\n"
+		     "port16 = b\n" R3_1 R3_2, "[rank.0] port16: unknown key");
+}
+
 static const CU_TestInfo config_tests[] = {
+	{ "[rank.N] port0..K and route.* keys", test_routes },
+	{ "error: routes and ports", test_route_errors },
 	{ "config/example.ini, tap-2.ini, tap-4.ini load", test_shipped_files },
 	{ "valid 2-rank file, defaults", test_valid_defaults },
 	{ "valid file with every kind of override", test_valid_overrides },

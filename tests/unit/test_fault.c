@@ -17,6 +17,7 @@
 #include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_arp.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
@@ -725,7 +726,144 @@ test_parse(void)
 	}
 }
 
+/* ---- ports and routes in the net layer -------------------------------- */
+
+static struct rte_mbuf *wire1[64];
+static unsigned int wire1_len;
+
+static uint16_t
+mem1_tx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	RTE_SET_USED(port);
+	for (i = 0; i < n && wire1_len < RTE_DIM(wire1); i++)
+		wire1[wire1_len++] = pkts[i];
+	return i;
+}
+
+static uint16_t
+mem1_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
+{
+	RTE_SET_USED(port);
+	RTE_SET_USED(pkts);
+	RTE_SET_USED(n);
+	return 0;
+}
+
+static const struct hc_port_ops mem1_ops = { mem1_rx, mem1_tx, mem_close };
+
+/* A datagram to a routed peer leaves by the route's port, to the
+ * gateway's MAC; one without a route by port 0, to its own MAC; an ARP
+ * request that came in on port 1 is answered on port 1 with port 1's MAC;
+ * a port of another MTU is refused. */
+static void
+test_net_routes(void)
+{
+	static const struct rte_ether_addr gw_mac = {
+		.addr_bytes = { 0x02, 0, 0, 0, 0, 0xfe } };
+	static const struct rte_ether_addr other_mac = {
+		.addr_bytes = { 0x02, 0, 0, 0, 0, 0x03 } };
+	const uint32_t gw_ip = 0xc61200feu, other_ip = 0xc6120003u;
+	struct hc_net_conf nc = { .ip = MY_IP, .udp_port = UDP_PORT,
+				  .arp_capacity = 4,
+				  .arp_timeout_ns = HC_NS_PER_S,
+				  .arp_retry_ns = HC_NS_PER_MS };
+	struct hc_port p0, p1, p2;
+	struct hc_clock clk;
+	struct hc_net net;
+	struct rte_ether_hdr *eth;
+	struct rte_arp_hdr *arp;
+	struct rte_mbuf *m;
+	unsigned int i;
+
+	hc_clock_init_manual(&clk, 0);
+	port_setup(&p0, &clk);
+	p0.pool = pool;
+	p0.mac.addr_bytes[0] = 0x02;
+	p0.mac.addr_bytes[5] = 0x10;
+	p1 = p0;
+	p1.ops = &mem1_ops;
+	p1.mac.addr_bytes[5] = 0x11;
+	p2 = p0;
+	p2.mtu = 9000;
+	wire1_len = 0;
+	CU_ASSERT_EQUAL_FATAL(hc_net_init(&net, &p0, &clk, &nc, udp_up, NULL),
+			      0);
+	CU_ASSERT_EQUAL(hc_net_port_add(&net, &p1), 1);
+	CU_ASSERT_EQUAL(hc_net_port_add(&net, &p2), -HC_ERR_INVAL);
+	CU_ASSERT_EQUAL(hc_net_route_add(&net, PEER_IP, gw_ip, 2, 4),
+			-HC_ERR_INVAL);
+	CU_ASSERT_EQUAL(hc_net_route_add(&net, PEER_IP, gw_ip, 1, 4), 0);
+	CU_ASSERT_EQUAL(hc_arp_add_permanent(&net.arp, gw_ip, &gw_mac), 0);
+	CU_ASSERT_EQUAL(hc_arp_add_permanent(&net.arp, other_ip, &other_mac),
+			0);
+
+	m = rte_pktmbuf_alloc(pool);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rte_pktmbuf_append(m, 100));
+	CU_ASSERT_EQUAL(hc_net_udp_send(&net, PEER_IP, 0, m), 0);
+	CU_ASSERT_EQUAL(p0.txq_len, 0);
+	CU_ASSERT_EQUAL_FATAL(p1.txq_len, 1);
+	eth = rte_pktmbuf_mtod(p1.txq[0], struct rte_ether_hdr *);
+	CU_ASSERT(rte_is_same_ether_addr(&eth->dst_addr, &gw_mac));
+	CU_ASSERT(rte_is_same_ether_addr(&eth->src_addr, &p1.mac));
+
+	m = rte_pktmbuf_alloc(pool);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rte_pktmbuf_append(m, 100));
+	CU_ASSERT_EQUAL(hc_net_udp_send(&net, other_ip, 0, m), 0);
+	CU_ASSERT_EQUAL_FATAL(p0.txq_len, 1);
+	CU_ASSERT_EQUAL(p1.txq_len, 1);
+	eth = rte_pktmbuf_mtod(p0.txq[0], struct rte_ether_hdr *);
+	CU_ASSERT(rte_is_same_ether_addr(&eth->dst_addr, &other_mac));
+	CU_ASSERT(rte_is_same_ether_addr(&eth->src_addr, &p0.mac));
+
+	/* An ARP request for us from the gateway, arriving on port 1. */
+	m = rte_pktmbuf_alloc(pool);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rte_pktmbuf_append(m, sizeof(*eth) +
+							   sizeof(*arp)));
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	arp = (struct rte_arp_hdr *)(eth + 1);
+	memset(&eth->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	eth->src_addr = gw_mac;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	arp->arp_data.arp_sha = gw_mac;
+	arp->arp_data.arp_sip = rte_cpu_to_be_32(gw_ip);
+	memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
+	arp->arp_data.arp_tip = rte_cpu_to_be_32(MY_IP);
+	hc_net_input_port(&net, 1, m);
+	CU_ASSERT_EQUAL(net.stats.arp_replies, 1);
+	CU_ASSERT_EQUAL(net.stats.rx_port[1], 1);
+	CU_ASSERT_EQUAL(p0.txq_len, 1);
+	CU_ASSERT_EQUAL_FATAL(p1.txq_len, 2);
+	eth = rte_pktmbuf_mtod(p1.txq[1], struct rte_ether_hdr *);
+	arp = (struct rte_arp_hdr *)(eth + 1);
+	CU_ASSERT(rte_is_same_ether_addr(&eth->src_addr, &p1.mac));
+	CU_ASSERT(rte_is_same_ether_addr(&arp->arp_data.arp_sha, &p1.mac));
+	CU_ASSERT(rte_is_same_ether_addr(&eth->dst_addr, &gw_mac));
+
+	hc_port_flush(&p1);
+	CU_ASSERT_EQUAL(wire1_len, 2);
+	for (i = 0; i < wire1_len; i++)
+		rte_pktmbuf_free(wire1[i]);
+	wire1_len = 0;
+	for (i = 0; i < p0.txq_len; i++)
+		rte_pktmbuf_free(p0.txq[i]);
+	p0.txq_len = 0;
+	hc_net_free(&net);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(pool), 0);
+}
+
 static CU_TestInfo fault_tests[] = {
+	{ "net: routes pick port and next hop; ARP on the arrival port",
+	  test_net_routes },
 	{ "each fault at its rate", test_rates },
 	{ "rules per class and direction", test_class_and_dir },
 	{ "same seed, same faults", test_deterministic },
