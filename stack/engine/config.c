@@ -425,7 +425,7 @@ parse_route(struct hc_config *cfg, const char *sec, const char *key,
 		rt->len = 0;
 	} else if (strchr(x, '.') == NULL) {
 		if ((x[0] == '0' && x[1] != '\0') ||
-		    parse_u64(x, 0, cfg->world_size - 1, &n) != 0) {
+		    hc_cfg_parse_u64(x, 0, cfg->world_size - 1, &n) != 0) {
 			CFG_ERR(cfg, sec, key, "'%s' is not a rank below %u, "
 				"a prefix a.b.c.d/len or default", x,
 				cfg->world_size);
@@ -438,7 +438,7 @@ parse_route(struct hc_config *cfg, const char *sec, const char *key,
 		if (slash != NULL)
 			*slash++ = '\0';
 		if (slash == NULL || inet_pton(AF_INET, buf, &a) != 1 ||
-		    parse_u64(slash, 0, 32, &n) != 0) {
+		    hc_cfg_parse_u64(slash, 0, 32, &n) != 0) {
 			CFG_ERR(cfg, sec, key, "'%s' is not a prefix "
 				"a.b.c.d/len (len 0..32)", x);
 			return 1;

@@ -424,7 +424,6 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	};
 	uint32_t *groups;
 	uint32_t i;
-	char err[256];
 	int rc;
 
 	ctx->peer_ip = calloc(cfg->world_size, sizeof(*ctx->peer_ip));
