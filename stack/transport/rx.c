@@ -26,8 +26,11 @@ rtt_sample(struct hct *t, struct hct_flow *f, uint64_t rtt)
 }
 
 static void
-release(struct hct_slot *s)
+release(struct hct_flow *f, struct hct_slot *s)
 {
+	if (s->m == NULL)
+		return;
+	TAILQ_REMOVE(&f->tsent, s, tlink);
 	rte_pktmbuf_free(s->m);
 	s->m = NULL;
 }
@@ -71,7 +74,7 @@ delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
 	struct hct_slot *s = &f->slots[psn & t->mask];
 
 	hct_rack_delivered(t, f, psn, p->ts_echo_ns, now);
-	release(s);
+	release(f, s);
 }
 
 void
@@ -143,6 +146,7 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		hct_rack_detect(t, f, now);
 		hct_tlp_arm(t, f, now);
 	}
+	hct_timer_update(t, f);
 }
 
 static void
@@ -157,6 +161,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	if (hct_psn_lt(psn, f->rcv_nxt) || hct_rx_bit(t, f, psn)) {
 		f->stats.dup_rx++;
 		f->ack_now = 1; /* the ACK that would have stopped it was lost */
+		hct_ack_pending(t, f);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -178,13 +183,14 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		f->stats.rejected_rx++;
 		f->rnr = 1;
 		f->ack_now = 1;
+		hct_ack_pending(t, f);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (v == HCT_RX_CONSUMED)
 		rte_pktmbuf_free(m);
 	f->stats.data_rx++;
-	f->data_rx_ns = now;
+	hct_credit_rx(t, f, now);
 	f->stats.bytes_rx += p->length;
 	hct_cc_rx_data(f, tos);
 	if (psn != f->rcv_nxt || (p->flags & HCT_F_LAST))
@@ -199,6 +205,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	f->echo_arrival_ns = now;
 	if (++f->rx_unacked >= t->conf.ack_every)
 		f->ack_now = 1;
+	hct_ack_pending(t, f);
 }
 
 void
@@ -225,8 +232,10 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	}
 	now = hc_clock_now(t->clk);
 	f->last_rx_ns = now;
-	if (p.flags & HCT_F_PROBE)
+	if (p.flags & HCT_F_PROBE) {
 		f->ack_now = 1;
+		hct_ack_pending(t, f);
+	}
 	switch (p.type) {
 	case HCT_TYPE_DATA:
 		hct_on_ack(t, f, &p, now);
