@@ -36,6 +36,8 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		return -HC_ERR_INVAL;
 	}
 	t->net = net;
+	/* The CRC32C covers every HCT packet: no UDP checksum (hct_hdr.h). */
+	net->udp_cksum_zero = 1;
 	t->clk = clk;
 	t->conf = *conf;
 	t->up = *up;

@@ -98,8 +98,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	if (msg->done + len == msg->len)
 		p.flags |= HCT_F_LAST;
 	hct_hdr_encode(&p, h);
-	memcpy(h + HCT_HDR_LEN, msg->src + msg->done, len);
-	hct_crc_seal(h, HCT_HDR_LEN + len);
+	hct_crc_copy_seal(h, msg->src + msg->done, len);
 	/* Remember the HCT packet's length: stack/net prepends its headers
 	 * in this same mbuf, which we keep for retransmission. */
 	s->len = HCT_HDR_LEN + len;
