@@ -69,6 +69,7 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		f->peer_ip = conf->peer_ip[i];
 		f->rto_ns = conf->rto_init_ns;
 		f->snd_una = f->snd_nxt = f->rcv_nxt = conf->initial_psn;
+		f->sack_end = conf->initial_psn;
 		f->heap_idx = HCT_HEAP_NONE;
 		TAILQ_INIT(&f->tsent);
 		for (j = 0; j < HCT_CLASS__MAX; j++)

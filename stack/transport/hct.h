@@ -236,6 +236,8 @@ struct hct_flow {
 	uint64_t rto_deadline_ns; /**< 0: timer off */
 	uint32_t rto_retries;    /**< consecutive RTOs without progress */
 	uint32_t n_sacked;       /**< slots in [snd_una, snd_nxt) SACKed */
+	uint32_t sack_end;       /**< 1 + the highest PSN SACKed so far:
+	                          *   no hole above it to recover */
 	struct hct_cc cc;        /**< window, pacing, RACK, TLP */
 	/** Held packets, oldest transmission first (a retransmission goes
 	 *  to the tail), as Linux's tsorted_sent_queue. */

@@ -37,7 +37,9 @@ release(struct hct_flow *f, struct hct_slot *s)
 
 /* Retransmit holes below the highest SACKed PSN that have at least
  * DUPTHRESH SACKed packets above them and were not sent within the
- * last SRTT (RFC 6675 section 5, simplified to one pass per ACK). */
+ * last SRTT (RFC 6675 section 5, simplified to one pass per ACK). The
+ * pass starts at the highest SACKed PSN (f->sack_end), not at snd_nxt:
+ * above it no packet has a SACKed one above it. */
 #define HCT_DUPTHRESH 3
 
 static void
@@ -45,8 +47,10 @@ sack_recovery(struct hct *t, struct hct_flow *f, uint64_t now)
 {
 	uint32_t psn, above = 0, sent = 0;
 	uint64_t guard = f->srtt_ns != 0 ? f->srtt_ns : t->conf.rto_min_ns;
+	uint32_t start = hct_psn_lt(f->snd_una, f->sack_end) ? f->sack_end
+							       : f->snd_una;
 
-	for (psn = f->snd_nxt; psn != f->snd_una;) {
+	for (psn = start; psn != f->snd_una;) {
 		struct hct_slot *s;
 
 		psn--;
@@ -117,6 +121,10 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 			}
 		}
 		f->snd_una = ack;
+		/* Kept within [snd_una, snd_nxt] so that PSN comparisons
+		 * with it never wrap. */
+		if (hct_psn_lt(f->sack_end, ack))
+			f->sack_end = ack;
 		f->rto_retries = 0;
 		/* RFC 6298 5.3: restart the timer on new data acknowledged. */
 		f->rto_deadline_ns = f->snd_una == f->snd_nxt ? 0
@@ -131,6 +139,8 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		if (!s->sacked && hct_sack_has(p->sack, ack, psn)) {
 			s->sacked = 1;
 			f->n_sacked++;
+			if (hct_psn_lt(f->sack_end, psn + 1))
+				f->sack_end = psn + 1;
 			delivered(t, f, psn, p, now);
 			num_acked++;
 			sacked_any = 1;
