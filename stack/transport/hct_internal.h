@@ -93,9 +93,18 @@ uint32_t hct_timer_take_due(struct hct *t, uint64_t now);
 static inline void
 hct_ack_pending(struct hct *t, struct hct_flow *f)
 {
+	struct hct_flow *o;
+
 	if (f->in_acklist)
 		return;
-	TAILQ_INSERT_TAIL(&t->acklist, f, acklink);
+	/* In rank order, as the scan of every flow sent them. */
+	TAILQ_FOREACH_REVERSE(o, &t->acklist, hct_flow_list, acklink)
+		if (o->peer < f->peer)
+			break;
+	if (o == NULL)
+		TAILQ_INSERT_HEAD(&t->acklist, f, acklink);
+	else
+		TAILQ_INSERT_AFTER(&t->acklist, o, f, acklink);
 	f->in_acklist = 1;
 }
 

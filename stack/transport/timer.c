@@ -124,8 +124,14 @@ hct_timer_take_due(struct hct *t, uint64_t now)
 	while (t->heap_n > 0 && t->heap[0]->timer_key <= now) {
 		struct hct_flow *f = t->heap[0];
 
+		uint32_t i;
+
 		heap_remove(t, f);
-		t->due[n++] = f;
+		/* In rank order, as the scan of every flow went: the same
+		 * packets in the same order on the wire. */
+		for (i = n++; i > 0 && t->due[i - 1]->peer > f->peer; i--)
+			t->due[i] = t->due[i - 1];
+		t->due[i] = f;
 	}
 	return n;
 }
