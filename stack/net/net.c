@@ -365,7 +365,9 @@ hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, uint8_t tos,
 	m->ol_flags = RTE_MBUF_F_TX_IPV4;
 	if (port->tx_ip_cksum)
 		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-	if (port->tx_udp_cksum) {
+	if (net->udp_cksum_zero) {
+		udp->dgram_cksum = 0;
+	} else if (port->tx_udp_cksum) {
 		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
 		udp->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
 	} else {

@@ -102,6 +102,10 @@ struct hc_net {
 	uint32_t ip;                  /**< ours, host byte order */
 	uint16_t udp_port;            /**< ours, host byte order */
 	uint16_t ip_id;               /**< next IPv4 identification */
+	int udp_cksum_zero;           /**< send UDP checksum 0 (RFC 768: none
+	                               *   computed): the payload carries its
+	                               *   own integrity check (set by the
+	                               *   transport, hct_hdr.h says why) */
 	struct hc_arp_cache arp;
 	hc_net_udp_input_t udp_input;
 	void *udp_ctx;

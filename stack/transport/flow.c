@@ -37,6 +37,8 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		return -HC_ERR_INVAL;
 	}
 	t->net = net;
+	/* The CRC32C covers every HCT packet: no UDP checksum (hct_hdr.h). */
+	net->udp_cksum_zero = 1;
 	t->clk = clk;
 	t->conf = *conf;
 	t->up = *up;
@@ -52,9 +54,15 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 	t->mask = size - 1;
 	for (i = 0; i < HCT_CLASS__MAX; i++)
 		TAILQ_INIT(&t->txlist[i]);
+	TAILQ_INIT(&t->acklist);
+	TAILQ_INIT(&t->rxactive);
 	t->flows = calloc(conf->world_size, sizeof(*t->flows));
-	if (t->flows == NULL)
+	t->heap = calloc(conf->world_size, sizeof(*t->heap));
+	t->due = calloc(conf->world_size, sizeof(*t->due));
+	if (t->flows == NULL || t->heap == NULL || t->due == NULL) {
+		hct_free(t);
 		return -HC_ERR_NOMEM;
+	}
 	for (i = 0; i < conf->world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 
@@ -62,11 +70,15 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		f->peer_ip = conf->peer_ip[i];
 		f->rto_ns = conf->rto_init_ns;
 		f->snd_una = f->snd_nxt = f->rcv_nxt = conf->initial_psn;
+		f->sack_end = conf->initial_psn;
+		f->heap_idx = HCT_HEAP_NONE;
+		TAILQ_INIT(&f->tsent);
 		for (j = 0; j < HCT_CLASS__MAX; j++)
 			TAILQ_INIT(&f->msgs[j]);
 		hct_cc_flow_init(t, f);
 		if (i == conf->rank)
 			continue;
+		t->n_init++;
 		f->slots = calloc(size, sizeof(*f->slots));
 		f->rcv_bits = calloc((size + 63) / 64, sizeof(uint64_t));
 		if (f->slots == NULL || f->rcv_bits == NULL) {
@@ -82,6 +94,9 @@ hct_free(struct hct *t)
 {
 	uint32_t i, j;
 
+	free(t->heap);
+	free(t->due);
+	t->heap = t->due = NULL;
 	if (t->flows == NULL)
 		return;
 	for (i = 0; i < t->conf.world_size; i++) {
@@ -143,14 +158,54 @@ hct_cancel_owner(struct hct *t, const void *owner)
 	}
 }
 
+/* 64 bits of the receive bitmap from ring position i on (wrapping);
+ * the ring has t->mask + 1 >= 64 bits, a power of 2. */
+static inline uint64_t
+rx_bits64(const struct hct *t, const struct hct_flow *f, uint32_t i)
+{
+	uint32_t w = (i & t->mask) >> 6, sh = i & 63, words = (t->mask + 1) >> 6;
+	uint64_t v = f->rcv_bits[w] >> sh;
+
+	if (sh != 0)
+		v |= f->rcv_bits[(w + 1) & (words - 1)] << (64 - sh);
+	return v;
+}
+
+/* The SACK bitmap (bit i: PSN rcv_nxt + 1 + i received, i below
+ * HCT_SACK_BITS and below the window) from the receive bitmap, a word at
+ * a time. */
+static void
+sack_fill(const struct hct *t, const struct hct_flow *f, uint64_t sack[2])
+{
+	uint32_t i, start = f->rcv_nxt + 1;
+
+	if (t->mask + 1 < 64) {
+		/* A ring smaller than a word (test windows): bit by bit. */
+		for (i = 1; i <= HCT_SACK_BITS && i <= t->mask; i++) {
+			uint32_t psn = f->rcv_nxt + i;
+
+			if (hct_rx_bit(t, f, psn))
+				hct_sack_set(sack, f->rcv_nxt, psn);
+		}
+		return;
+	}
+	sack[0] = rx_bits64(t, f, start);
+	sack[1] = rx_bits64(t, f, start + 64);
+	/* Offsets t->mask and above alias PSNs at or below rcv_nxt. */
+	if (t->mask < 64) {
+		sack[0] &= (1ULL << t->mask) - 1;
+		sack[1] = 0;
+	} else if (t->mask < HCT_SACK_BITS) {
+		sack[1] &= (1ULL << (t->mask - 64)) - 1;
+	}
+}
+
 /* Fill the header fields every packet to f's peer carries, including the
  * cumulative ACK and SACK of what we received from it. */
 void
 hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		uint8_t type, uint64_t now)
 {
-	uint32_t i;
-
 	memset(p, 0, sizeof(*p));
 	p->type = type;
 	p->job_id = t->conf.job_id;
@@ -174,12 +229,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 	p->ack_psn = f->rcv_nxt;
 	p->credit = hct_credit_grant(t, f, now);
 	f->credit_granted = p->credit;
-	for (i = 1; i <= HCT_SACK_BITS && i <= t->mask; i++) {
-		uint32_t psn = f->rcv_nxt + i;
-
-		if (hct_rx_bit(t, f, psn))
-			hct_sack_set(p->sack, f->rcv_nxt, psn);
-	}
+	sack_fill(t, f, p->sack);
 	hct_cc_fill_echo(f, p);
 	p->ts_echo_ns = f->echo_ts_ns;
 	if (f->echo_ts_ns != 0)
@@ -209,21 +259,38 @@ hct_credit_initial(const struct hct *t)
 	return (uint16_t)RTE_MAX(grant, (uint64_t)1);
 }
 
+void
+hct_credit_rx(struct hct *t, struct hct_flow *f, uint64_t now)
+{
+	f->data_rx_ns = now;
+	if (f->rx_active)
+		TAILQ_REMOVE(&t->rxactive, f, rxlink);
+	else
+		t->n_rxactive++;
+	TAILQ_INSERT_TAIL(&t->rxactive, f, rxlink);
+	f->rx_active = 1;
+}
+
+/* The active senders are kept in order of their last new DATA: the ones
+ * that fell silent for longer than rto_min leave from the head, each
+ * once, so a grant costs O(1) amortized instead of a scan of every
+ * flow. */
 uint16_t
 hct_credit_grant(struct hct *t, const struct hct_flow *f, uint64_t now)
 {
+	struct hct_flow *o;
 	uint64_t total, grant;
-	uint32_t i, n = 0;
+	uint32_t n;
 
 	if (t->conf.rx_credit_bdp_pct == 0)
 		return 0;
-	for (i = 0; i < t->conf.world_size; i++) {
-		const struct hct_flow *o = &t->flows[i];
-
-		if (o == f || (o->data_rx_ns != 0 &&
-			       now - o->data_rx_ns <= t->conf.rto_min_ns))
-			n++;
+	while ((o = TAILQ_FIRST(&t->rxactive)) != NULL &&
+	       now - o->data_rx_ns > t->conf.rto_min_ns) {
+		TAILQ_REMOVE(&t->rxactive, o, rxlink);
+		o->rx_active = 0;
+		t->n_rxactive--;
 	}
+	n = t->n_rxactive + !f->rx_active;
 	total = credit_total(t);
 	grant = RTE_MIN(total, (uint64_t)UINT16_MAX) / n;
 	return (uint16_t)RTE_MAX(grant, (uint64_t)1);
@@ -274,7 +341,10 @@ flow_lost(struct hct *t, struct hct_flow *f, const char *why)
 	if (f->state == HCT_FLOW_LOST)
 		return;
 	HC_LOG(ERR, TRANSPORT, "peer rank %u lost: %s", f->peer, why);
+	if (f->state == HCT_FLOW_INIT && t->n_init > 0)
+		t->n_init--;
 	f->state = HCT_FLOW_LOST;
+	hct_timer_update(t, f);
 	for (c = 0; c < HCT_CLASS__MAX; c++)
 		TAILQ_INIT(&f->msgs[c]);
 	hct_sched_prune(t, f);
@@ -301,6 +371,7 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		}
 		f->peer_nonce = p->src_nonce;
 		f->peer_always_on = (p->flags & HCT_F_ALWAYS_ON) != 0;
+		t->live_next_ns = 0; /* its peer timeout may apply now */
 		/* Its first grant, until its ACKs say more. */
 		if (f->peer_credit == 0)
 			f->peer_credit = p->credit;
@@ -320,6 +391,9 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 	if (f->state == HCT_FLOW_INIT && f->hello_acked && f->peer_nonce != 0) {
 		f->state = HCT_FLOW_ESTABLISHED;
 		f->last_rx_ns = hc_clock_now(t->clk);
+		if (t->n_init > 0)
+			t->n_init--;
+		t->live_next_ns = 0;
 	}
 	return f->state != HCT_FLOW_LOST;
 }
@@ -345,25 +419,61 @@ liveness(struct hct *t, struct hct_flow *f, uint64_t now)
 	return hct_send_probe(t, f) == 0;
 }
 
+/* The earliest time at which liveness() may act on an established f:
+ * its peer timeout passed, or a keepalive probe is due. */
+static uint64_t
+liveness_due(const struct hct *t, const struct hct_flow *f)
+{
+	uint64_t due = UINT64_MAX;
+
+	if (f->state != HCT_FLOW_ESTABLISHED)
+		return due;
+	if (t->conf.peer_timeout_ns != 0 && f->peer_always_on)
+		due = f->last_rx_ns + t->conf.peer_timeout_ns + 1;
+	if (t->conf.keepalive_ns != 0)
+		due = RTE_MIN(due, RTE_MAX(f->last_rx_ns, f->last_probe_ns) +
+				   t->conf.keepalive_ns);
+	return due;
+}
+
+/* HELLOs go over the flows only while some are in HCT_FLOW_INIT; the
+ * liveness pass runs only once its earliest deadline has come. That
+ * deadline is computed by the pass itself; the packets that arrive
+ * meanwhile only move the flows' deadlines later (last_rx_ns grows),
+ * so it errs early, never late, and a flow that becomes established or
+ * changes its always-on flag resets it. */
 uint32_t
 hct_hello_tick(struct hct *t, uint64_t now)
 {
-	uint32_t i, sent = 0;
+	uint32_t i, sent = 0, n_init = 0;
+	uint64_t next = UINT64_MAX;
 
+	if (t->n_init != 0) {
+		for (i = 0; i < t->conf.world_size; i++) {
+			struct hct_flow *f = &t->flows[i];
+
+			if (i == t->conf.rank ||
+			    f->state != HCT_FLOW_INIT)
+				continue;
+			n_init++;
+			if (f->hello_acked || now < f->next_hello_ns)
+				continue;
+			f->next_hello_ns = now + t->conf.hello_interval_ns;
+			if (hct_send_ctrl(t, f, HCT_TYPE_HELLO) == 0)
+				sent++;
+		}
+		t->n_init = n_init;
+	}
+	if (now < t->live_next_ns)
+		return sent;
 	for (i = 0; i < t->conf.world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 
-		if (i == t->conf.rank || f->state == HCT_FLOW_LOST)
+		if (i == t->conf.rank || f->state != HCT_FLOW_ESTABLISHED)
 			continue;
-		if (f->state == HCT_FLOW_ESTABLISHED) {
-			sent += liveness(t, f, now);
-			continue;
-		}
-		if (f->hello_acked || now < f->next_hello_ns)
-			continue;
-		f->next_hello_ns = now + t->conf.hello_interval_ns;
-		if (hct_send_ctrl(t, f, HCT_TYPE_HELLO) == 0)
-			sent++;
+		sent += liveness(t, f, now);
+		next = RTE_MIN(next, liveness_due(t, f));
 	}
+	t->live_next_ns = next;
 	return sent;
 }

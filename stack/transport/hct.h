@@ -178,6 +178,11 @@ extern const struct hc_cfg_table hct_cfg_table;
 
 struct hct_slot {
 	struct rte_mbuf *m;  /**< saved packet, NULL once acknowledged */
+	/** On the flow's time-ordered list (struct hct_flow tsent) while m
+	 *  is held: RACK walks it oldest transmission first and stops at
+	 *  the first packet too recent to be lost. */
+	TAILQ_ENTRY(hct_slot) tlink;
+	uint32_t psn;        /**< of the packet held */
 	uint64_t sent_ns;    /**< last transmission */
 	uint32_t xmits;      /**< transmissions so far */
 	uint32_t len;        /**< bytes of the HCT packet (header + payload) */
@@ -215,6 +220,11 @@ struct hct_flow_stats {
 	                           *   window, stopped queued DATA */
 };
 
+TAILQ_HEAD(hct_slot_list, hct_slot);
+
+/** Not in the timer heap (struct hct_flow heap_idx). */
+#define HCT_HEAP_NONE UINT32_MAX
+
 enum hct_flow_state {
 	HCT_FLOW_INIT,        /**< no nonce exchange yet */
 	HCT_FLOW_ESTABLISHED, /**< both nonces known and confirmed */
@@ -241,7 +251,15 @@ struct hct_flow {
 	uint64_t rto_deadline_ns; /**< 0: timer off */
 	uint32_t rto_retries;    /**< consecutive RTOs without progress */
 	uint32_t n_sacked;       /**< slots in [snd_una, snd_nxt) SACKed */
+	uint32_t sack_end;       /**< 1 + the highest PSN SACKed so far:
+	                          *   no hole above it to recover */
 	struct hct_cc cc;        /**< window, pacing, RACK, TLP */
+	/** Held packets, oldest transmission first (a retransmission goes
+	 *  to the tail), as Linux's tsorted_sent_queue. */
+	struct hct_slot_list tsent;
+	uint32_t heap_idx;       /**< in t->heap, HCT_HEAP_NONE: no timer */
+	uint64_t timer_key;      /**< earliest of the RTO, RACK and TLP
+	                          *   deadlines while in the heap, ns */
 	struct hct_msg_list msgs[HCT_CLASS__MAX]; /**< queued, per class */
 	uint32_t in_txlist;      /**< bit c: on t->txlist[c] */
 	TAILQ_ENTRY(hct_flow) txlink[HCT_CLASS__MAX];
@@ -258,6 +276,11 @@ struct hct_flow {
 	uint64_t echo_arrival_ns;
 	uint64_t data_rx_ns;     /**< last new DATA from the peer; 0: never */
 	uint16_t credit_granted; /**< our last grant to the peer, packets */
+	TAILQ_ENTRY(hct_flow) acklink; /**< on t->acklist */
+	int in_acklist;
+	TAILQ_ENTRY(hct_flow) rxlink;  /**< on t->rxactive */
+	int rx_active;           /**< on t->rxactive: new DATA within
+	                          *   rto_min (hct_credit_grant()) */
 	struct hct_flow_stats stats;
 };
 TAILQ_HEAD(hct_flow_list, hct_flow);
@@ -292,6 +315,23 @@ struct hct {
 	/** Per class, the flows with queued messages of that class, in
 	 *  round-robin order. */
 	struct hct_flow_list txlist[HCT_CLASS__MAX];
+	/* What replaces per-poll scans of every flow (timer.c): */
+	/** Binary min-heap of the flows with an RTO, RACK or TLP timer,
+	 *  keyed by timer_key: hct_tick() and hct_next_timer() look at the
+	 *  flows whose timers are due, not at every flow. */
+	struct hct_flow **heap;
+	uint32_t heap_n;
+	struct hct_flow **due; /**< hct_tick()'s scratch, world_size */
+	/** Flows owing an ACK (rx_unacked or ack_now), for hct_flush_acks(). */
+	struct hct_flow_list acklist;
+	/** Flows with new DATA within rto_min, oldest data_rx_ns first, and
+	 *  their number: the credit grant's active senders. */
+	struct hct_flow_list rxactive;
+	uint32_t n_rxactive;
+	uint32_t n_init;      /**< flows in HCT_FLOW_INIT (HELLOs to send);
+	                       *   recounted by every HELLO pass */
+	uint64_t live_next_ns; /**< no keepalive or peer timeout is due
+	                        *   before this; 0: look at once */
 	struct hct_sched sched;
 	struct hct_upcalls up;
 	void *up_ctx;

@@ -93,6 +93,29 @@ pkt_crc(const uint8_t *pkt, uint32_t len)
 }
 
 void
+hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len)
+{
+	const uint8_t *s = src;
+	uint8_t *d = pkt + HCT_HDR_LEN;
+	uint32_t c = pkt_crc(pkt, HCT_HDR_LEN), i = 0;
+	rte_be32_t v;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		memcpy(d + i, &w, 8);
+		c = rte_hash_crc_8byte(w, c);
+	}
+	for (; i < len; i++) {
+		d[i] = s[i];
+		c = rte_hash_crc_1byte(s[i], c);
+	}
+	v = rte_cpu_to_be_32(c);
+	memcpy(pkt + offsetof(struct hct_wire_hdr, crc), &v, sizeof(v));
+}
+
+void
 hct_crc_seal(void *pkt, uint32_t len)
 {
 	rte_be32_t v = rte_cpu_to_be_32(pkt_crc(pkt, len));

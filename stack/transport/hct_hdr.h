@@ -164,8 +164,29 @@ void hct_hdr_encode(const struct hct_pkt *p, void *buf);
  * (seen with the fault injector corrupting both directions). CRC32C
  * (Castagnoli; RFC 3720's iSCSI CRC, rte_hash_crc() with SSE4.2) detects
  * every error of up to 3 bits in a packet of this size.
+ *
+ * UDP checksum: 0 ("none computed", RFC 768; allowed over IPv4). The
+ * CRC32C covers the whole HCT packet and catches everything the UDP
+ * checksum would, so computing both is one more read of every byte on
+ * each end (a software pass on ports without the offload: net_tap,
+ * memif, af_packet). What the UDP checksum covers beyond the HCT packet,
+ * the addresses of the pseudo-header, the receiver checks itself: the
+ * IPv4 header checksum covers them and hct_input() matches the source
+ * address and the ranks against the flow. Offload where a port has it
+ * would cost no CPU on TX, but the receiving port may lack the RX
+ * offload and would then pay the pass; 0 costs no end anything.
  */
 void hct_crc_seal(void *pkt, uint32_t len);
+
+/**
+ * Copy a DATA payload of len bytes from src behind the header at pkt (the
+ * header already encoded, HCT_HDR_LEN bytes) and seal the packet: one
+ * pass over the payload that copies it and feeds the CRC32C (8 bytes at
+ * a time, rte_hash_crc_8byte(): the SSE4.2 crc32 instruction where the
+ * CPU has it) instead of a copy and a second read. The result equals
+ * memcpy() then hct_crc_seal(pkt, HCT_HDR_LEN + len).
+ */
+void hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len);
 
 /** 1 when pkt (len bytes, at least HCT_HDR_LEN) carries its CRC32C. */
 int hct_crc_ok(const void *pkt, uint32_t len);

@@ -34,6 +34,9 @@ hct_tos(unsigned int cls)
 	return HC_IPV4_TOS(hct_class_dscp(cls), HC_IPV4_ECT0);
 }
 
+/* f's peer sent new DATA at now: f counts as an active sender for the
+ * credit grant (flow.c). */
+void hct_credit_rx(struct hct *t, struct hct_flow *f, uint64_t now);
 void hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		     uint8_t type, uint64_t now);
 int hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type);
@@ -77,12 +80,39 @@ uint64_t hct_cc_fabric_target_ns(const struct hct *t,
 void hct_cc_rx_data(struct hct_flow *f, uint8_t tos);
 void hct_cc_fill_echo(struct hct_flow *f, struct hct_pkt *p);
 
+/* timer.c */
+/* After any change to f's rto_deadline_ns, cc.rack_deadline_ns,
+ * cc.tlp_deadline_ns or state: re-key f in the timer heap. */
+void hct_timer_update(struct hct *t, struct hct_flow *f);
+/* Take the flows whose earliest timer is at most now out of the heap
+ * into t->due. @return their number. */
+uint32_t hct_timer_take_due(struct hct *t, uint64_t now);
+
+/* f owes its peer an ACK (rx_unacked or ack_now set): hct_flush_acks()
+ * looks at it. */
+static inline void
+hct_ack_pending(struct hct *t, struct hct_flow *f)
+{
+	struct hct_flow *o;
+
+	if (f->in_acklist)
+		return;
+	/* In rank order, as the scan of every flow sent them. */
+	TAILQ_FOREACH_REVERSE(o, &t->acklist, hct_flow_list, acklink)
+		if (o->peer < f->peer)
+			break;
+	if (o == NULL)
+		TAILQ_INSERT_HEAD(&t->acklist, f, acklink);
+	else
+		TAILQ_INSERT_AFTER(&t->acklist, o, f, acklink);
+	f->in_acklist = 1;
+}
+
 /* loss.c */
 void hct_rack_delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
 			uint64_t ts_echo, uint64_t now);
 uint32_t hct_rack_detect(struct hct *t, struct hct_flow *f, uint64_t now);
 void hct_tlp_arm(struct hct *t, struct hct_flow *f, uint64_t now);
 uint32_t hct_loss_tick(struct hct *t, struct hct_flow *f, uint64_t now);
-uint64_t hct_flow_next_timer(const struct hct *t, const struct hct_flow *f);
 
 #endif

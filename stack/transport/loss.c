@@ -68,39 +68,48 @@ reo_wnd(const struct hct *t, const struct hct_flow *f)
 
 /* RFC 8985 section 6.2 step 5 (RACK_detect_loss): retransmit every packet
  * sent before the RACK packet that has been out for rack_rtt + reo_wnd;
- * arm the RACK timer for the first that will be. @return retransmitted. */
+ * arm the RACK timer for the first that will be. The walk goes through
+ * the held packets oldest transmission first (f->tsent) and stops at the
+ * first one sent after the RACK packet or not yet due, as Linux's
+ * tcp_rack_detect_loss() (net/ipv4/tcp_recovery.c) does: every later one
+ * is sent later still, so neither lost nor due sooner. Without loss that
+ * is the first packet looked at, instead of the whole window per ACK.
+ * @return retransmitted. */
 uint32_t
 hct_rack_detect(struct hct *t, struct hct_flow *f, uint64_t now)
 {
 	struct hct_cc *cc = &f->cc;
 	uint64_t wait = cc->rack_rtt_ns + reo_wnd(t, f), first = 0;
-	uint32_t psn, sent = 0;
+	struct hct_slot *s, *next, *last;
+	uint32_t sent = 0;
 
 	cc->rack_deadline_ns = 0;
 	if (cc->rack_xmit_ns == 0)
 		return 0;
-	for (psn = f->snd_una; psn != f->snd_nxt; psn++) {
-		const struct hct_slot *s = &f->slots[psn & t->mask];
+	/* Retransmissions move to the tail: stop at today's tail. */
+	last = TAILQ_LAST(&f->tsent, hct_slot_list);
+	for (s = TAILQ_FIRST(&f->tsent); s != NULL; s = next) {
 		uint64_t due = s->sent_ns + wait;
+		uint32_t psn = s->psn;
 
-		if (s->m == NULL || s->sacked)
+		next = s == last ? NULL : TAILQ_NEXT(s, tlink);
+		if (s->sent_ns > cc->rack_xmit_ns)
+			break;
+		/* Sent at the same time as the delivered one: ties go by
+		 * PSN, except that a retransmission counts as later than any
+		 * first copy sent at the same time. Such ties are not in
+		 * PSN order in the list: look at each. */
+		if (s->sent_ns == cc->rack_xmit_ns &&
+		    (s->xmits > 1 || !hct_psn_lt(psn, cc->rack_psn)))
 			continue;
-		/* Sent after the delivered one? Ties go by PSN, except that a
-		 * retransmission counts as later than any first copy sent at
-		 * the same time. */
-		if (s->sent_ns > cc->rack_xmit_ns ||
-		    (s->sent_ns == cc->rack_xmit_ns &&
-		     (s->xmits > 1 || !hct_psn_lt(psn, cc->rack_psn))))
-			continue;
-		if (now >= due) {
-			if (hct_retransmit(t, f, psn, now) == 0) {
-				f->stats.retransmits_rack++;
-				sent++;
-			}
-			continue;
+		if (now < due) {
+			first = due; /* the earliest: due grows along the list */
+			break;
 		}
-		if (first == 0 || due < first)
-			first = due;
+		if (hct_retransmit(t, f, psn, now) == 0) {
+			f->stats.retransmits_rack++;
+			sent++;
+		}
 	}
 	cc->rack_deadline_ns = first;
 	if (sent != 0) {
@@ -188,34 +197,4 @@ hct_loss_tick(struct hct *t, struct hct_flow *f, uint64_t now)
 	if (cc->tlp_deadline_ns != 0 && now >= cc->tlp_deadline_ns)
 		sent += tlp_fire(t, f, now);
 	return sent;
-}
-
-/* The earliest of a flow's data-path timers: RTO, RACK, TLP, pacing. */
-uint64_t
-hct_flow_next_timer(const struct hct *t, const struct hct_flow *f)
-{
-	uint64_t next = UINT64_MAX;
-
-	if (f->state == HCT_FLOW_LOST)
-		return next;
-	if (f->rto_deadline_ns != 0)
-		next = f->rto_deadline_ns;
-	if (f->cc.rack_deadline_ns != 0)
-		next = RTE_MIN(next, f->cc.rack_deadline_ns);
-	if (f->cc.tlp_deadline_ns != 0)
-		next = RTE_MIN(next, f->cc.tlp_deadline_ns);
-	return RTE_MIN(next, hct_cc_next_send(t, f));
-}
-
-uint64_t
-hct_next_timer(const struct hct *t)
-{
-	uint64_t next = UINT64_MAX;
-	uint32_t i;
-
-	for (i = 0; i < t->conf.world_size; i++)
-		if (i != t->conf.rank)
-			next = RTE_MIN(next,
-				       hct_flow_next_timer(t, &t->flows[i]));
-	return next;
 }

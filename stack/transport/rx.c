@@ -26,15 +26,20 @@ rtt_sample(struct hct *t, struct hct_flow *f, uint64_t rtt)
 }
 
 static void
-release(struct hct_slot *s)
+release(struct hct_flow *f, struct hct_slot *s)
 {
+	if (s->m == NULL)
+		return;
+	TAILQ_REMOVE(&f->tsent, s, tlink);
 	rte_pktmbuf_free(s->m);
 	s->m = NULL;
 }
 
 /* Retransmit holes below the highest SACKed PSN that have at least
  * DUPTHRESH SACKed packets above them and were not sent within the
- * last SRTT (RFC 6675 section 5, simplified to one pass per ACK). */
+ * last SRTT (RFC 6675 section 5, simplified to one pass per ACK). The
+ * pass starts at the highest SACKed PSN (f->sack_end), not at snd_nxt:
+ * above it no packet has a SACKed one above it. */
 #define HCT_DUPTHRESH 3
 
 static void
@@ -42,8 +47,10 @@ sack_recovery(struct hct *t, struct hct_flow *f, uint64_t now)
 {
 	uint32_t psn, above = 0, sent = 0;
 	uint64_t guard = f->srtt_ns != 0 ? f->srtt_ns : t->conf.rto_min_ns;
+	uint32_t start = hct_psn_lt(f->snd_una, f->sack_end) ? f->sack_end
+							       : f->snd_una;
 
-	for (psn = f->snd_nxt; psn != f->snd_una;) {
+	for (psn = start; psn != f->snd_una;) {
 		struct hct_slot *s;
 
 		psn--;
@@ -71,7 +78,7 @@ delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
 	struct hct_slot *s = &f->slots[psn & t->mask];
 
 	hct_rack_delivered(t, f, psn, p->ts_echo_ns, now);
-	release(s);
+	release(f, s);
 }
 
 void
@@ -114,6 +121,10 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 			}
 		}
 		f->snd_una = ack;
+		/* Kept within [snd_una, snd_nxt] so that PSN comparisons
+		 * with it never wrap. */
+		if (hct_psn_lt(f->sack_end, ack))
+			f->sack_end = ack;
 		f->rto_retries = 0;
 		/* RFC 6298 5.3: restart the timer on new data acknowledged. */
 		f->rto_deadline_ns = f->snd_una == f->snd_nxt ? 0
@@ -128,6 +139,8 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		if (!s->sacked && hct_sack_has(p->sack, ack, psn)) {
 			s->sacked = 1;
 			f->n_sacked++;
+			if (hct_psn_lt(f->sack_end, psn + 1))
+				f->sack_end = psn + 1;
 			delivered(t, f, psn, p, now);
 			num_acked++;
 			sacked_any = 1;
@@ -143,6 +156,7 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		hct_rack_detect(t, f, now);
 		hct_tlp_arm(t, f, now);
 	}
+	hct_timer_update(t, f);
 }
 
 static void
@@ -157,6 +171,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	if (hct_psn_lt(psn, f->rcv_nxt) || hct_rx_bit(t, f, psn)) {
 		f->stats.dup_rx++;
 		f->ack_now = 1; /* the ACK that would have stopped it was lost */
+		hct_ack_pending(t, f);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -178,13 +193,14 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		f->stats.rejected_rx++;
 		f->rnr = 1;
 		f->ack_now = 1;
+		hct_ack_pending(t, f);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (v == HCT_RX_CONSUMED)
 		rte_pktmbuf_free(m);
 	f->stats.data_rx++;
-	f->data_rx_ns = now;
+	hct_credit_rx(t, f, now);
 	f->stats.bytes_rx += p->length;
 	hct_cc_rx_data(f, tos);
 	if (psn != f->rcv_nxt || (p->flags & HCT_F_LAST))
@@ -199,6 +215,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	f->echo_arrival_ns = now;
 	if (++f->rx_unacked >= t->conf.ack_every)
 		f->ack_now = 1;
+	hct_ack_pending(t, f);
 }
 
 void
@@ -225,8 +242,10 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	}
 	now = hc_clock_now(t->clk);
 	f->last_rx_ns = now;
-	if (p.flags & HCT_F_PROBE)
+	if (p.flags & HCT_F_PROBE) {
 		f->ack_now = 1;
+		hct_ack_pending(t, f);
+	}
 	switch (p.type) {
 	case HCT_TYPE_DATA:
 		hct_on_ack(t, f, &p, now);

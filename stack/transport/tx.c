@@ -62,6 +62,9 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	hct_crc_seal(h, plen);
 	s->sent_ns = now;
 	s->xmits++;
+	/* The newest transmission now: to the tail of the time order. */
+	TAILQ_REMOVE(&f->tsent, s, tlink);
+	TAILQ_INSERT_TAIL(&f->tsent, s, tlink);
 	return hc_net_udp_send(t->net, f->peer_ip, hct_tos(h[3]), c);
 }
 
@@ -95,8 +98,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	if (msg->done + len == msg->len)
 		p.flags |= HCT_F_LAST;
 	hct_hdr_encode(&p, h);
-	memcpy(h + HCT_HDR_LEN, msg->src + msg->done, len);
-	hct_crc_seal(h, HCT_HDR_LEN + len);
+	hct_crc_copy_seal(h, msg->src + msg->done, len);
 	/* Remember the HCT packet's length: stack/net prepends its headers
 	 * in this same mbuf, which we keep for retransmission. */
 	s->len = HCT_HDR_LEN + len;
@@ -104,6 +106,8 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	s->sent_ns = now;
 	s->xmits = 1;
 	s->sacked = 0;
+	s->psn = f->snd_nxt;
+	TAILQ_INSERT_TAIL(&f->tsent, s, tlink);
 	rte_mbuf_refcnt_update(m, 1);
 	f->snd_nxt++;
 	msg->done += len;
@@ -116,6 +120,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	hct_cc_on_send(t, f, now);
 	f->cc.tail_last = (p.flags & HCT_F_LAST) != 0;
 	hct_tlp_arm(t, f, now);
+	hct_timer_update(t, f);
 	hc_net_udp_send(t->net, f->peer_ip, hct_tos(cls), m);
 	if (msg->done == msg->len) {
 		TAILQ_REMOVE(&f->msgs[cls], msg, link);
@@ -164,40 +169,48 @@ rto_fire(struct hct *t, struct hct_flow *f, uint64_t now)
 	return sent;
 }
 
+/* Only the flows whose earliest timer is due (timer.c), each once per
+ * call as when every flow was looked at: an RTO, else RACK and TLP. */
 uint32_t
 hct_tick(struct hct *t)
 {
 	uint64_t now = hc_clock_now(t->clk);
-	uint32_t i, sent = hct_hello_tick(t, now);
+	uint32_t i, n, sent = hct_hello_tick(t, now);
 
-	for (i = 0; i < t->conf.world_size; i++) {
-		struct hct_flow *f = &t->flows[i];
+	n = hct_timer_take_due(t, now);
+	for (i = 0; i < n; i++) {
+		struct hct_flow *f = t->due[i];
 
-		if (i == t->conf.rank || f->state == HCT_FLOW_LOST)
+		if (f->state == HCT_FLOW_LOST)
 			continue;
 		if (f->rto_deadline_ns != 0 && now >= f->rto_deadline_ns)
 			sent += rto_fire(t, f, now);
 		else
 			sent += hct_loss_tick(t, f, now);
+		hct_timer_update(t, f);
 	}
 	return sent;
 }
 
+/* Only the flows that asked for an ACK since the last call (t->acklist);
+ * one that sent DATA since had its ACK ride on it (hct_fill_common()). */
 uint32_t
 hct_flush_acks(struct hct *t)
 {
-	uint32_t i, sent = 0;
+	struct hct_flow *f, *next;
+	uint32_t sent = 0;
 
-	for (i = 0; i < t->conf.world_size; i++) {
-		struct hct_flow *f = &t->flows[i];
-
-		if ((f->rx_unacked == 0 && !f->ack_now) ||
-		    f->state == HCT_FLOW_LOST)
-			continue;
-		if (hct_send_ctrl(t, f, HCT_TYPE_ACK) == 0) {
+	for (f = TAILQ_FIRST(&t->acklist); f != NULL; f = next) {
+		next = TAILQ_NEXT(f, acklink);
+		if ((f->rx_unacked != 0 || f->ack_now) &&
+		    f->state != HCT_FLOW_LOST) {
+			if (hct_send_ctrl(t, f, HCT_TYPE_ACK) != 0)
+				continue; /* no mbuf: again next call */
 			f->stats.acks_tx++;
 			sent++;
 		}
+		TAILQ_REMOVE(&t->acklist, f, acklink);
+		f->in_acklist = 0;
 	}
 	return sent;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * HCT wire header: hct_hdr_encode()/hct_hdr_decode() round trip, the byte
- * order and offsets of the documented layout, and what decode rejects.
+ * order and offsets of the documented layout, and what decode rejects;
+ * the CRC32C seal, also computed while copying the payload.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -300,7 +301,79 @@ test_reject_trailing_bytes(void)
 	}
 }
 
+/* CRC32C bit by bit (Castagnoli, reflected polynomial 0x82F63B78, RFC
+ * 3720 appendix B.4), without the final inversion as rte_hash_crc(). */
+static uint32_t
+crc32c_ref(const uint8_t *p, uint32_t len, uint32_t c)
+{
+	uint32_t i;
+	int k;
+
+	for (i = 0; i < len; i++) {
+		c ^= p[i];
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1)));
+	}
+	return c;
+}
+
+/* The reference itself: the check value of "123456789" is 0xE3069283. */
+static void
+test_crc_reference(void)
+{
+	CU_ASSERT_EQUAL(~crc32c_ref((const uint8_t *)"123456789", 9,
+				    0xffffffffu), 0xE3069283u);
+}
+
+/* hct_crc_copy_seal() against memcpy() + hct_crc_seal() and against the
+ * bitwise CRC32C of the packet with its crc field 0, for every payload
+ * length 0..80 (the 8-byte loop and the tail) and a full MSS, from an
+ * odd source address into an odd packet address. */
+static void
+test_crc_copy_seal(void)
+{
+	static uint8_t src[1500 + 1], a[HCT_HDR_LEN + 1500 + 1],
+		b[HCT_HDR_LEN + 1500 + 1];
+	uint8_t *pa = a + 1, zero[4] = { 0 };
+	struct hct_pkt p;
+	uint32_t len, i, c;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	memset(&p, 0, sizeof(p));
+	p.type = HCT_TYPE_DATA;
+	p.psn = 0x01020304;
+	for (len = 0; len <= 1432; len = len < 80 ? len + 1 : 1432) {
+		p.length = len;
+		memset(a, 0xee, sizeof(a));
+		hct_hdr_encode(&p, pa);
+		hct_crc_copy_seal(pa, src + 1, len);
+		hct_hdr_encode(&p, b);
+		memcpy(b + HCT_HDR_LEN, src + 1, len);
+		hct_crc_seal(b, HCT_HDR_LEN + len);
+		CU_ASSERT_EQUAL(memcmp(pa, b, HCT_HDR_LEN + len), 0);
+		CU_ASSERT_EQUAL(pa[HCT_HDR_LEN + len], 0xee); /* no overrun */
+		CU_ASSERT_TRUE(hct_crc_ok(pa, HCT_HDR_LEN + len));
+		c = crc32c_ref(b, offsetof(struct hct_wire_hdr, crc),
+			       0xffffffffu);
+		c = crc32c_ref(zero, 4, c);
+		c = crc32c_ref(b + offsetof(struct hct_wire_hdr, crc) + 4,
+			       HCT_HDR_LEN + len -
+			       offsetof(struct hct_wire_hdr, crc) - 4, c);
+		CU_ASSERT_EQUAL(be_at(pa, offsetof(struct hct_wire_hdr, crc), 4),
+				c);
+		/* One flipped bit, in the payload (in the header when none). */
+		pa[len != 0 ? HCT_HDR_LEN + len / 2 : 30] ^= 0x10;
+		CU_ASSERT_FALSE(hct_crc_ok(pa, HCT_HDR_LEN + len));
+		if (len == 1432)
+			break;
+	}
+}
+
 static const CU_TestInfo hdr_tests[] = {
+	{ "CRC32C reference: check value of 123456789", test_crc_reference },
+	{ "CRC32C computed while copying = copy, then seal",
+	  test_crc_copy_seal },
 	{ "DATA header round trip, all fields", test_data_round_trip },
 	{ "wire bytes: big-endian at documented offsets", test_wire_layout },
 	{ "header at an odd address", test_unaligned_buffer },

@@ -32,6 +32,7 @@
 #include "engine.h"
 #include "hct.h"
 #include "hct_hdr.h"
+#include "hct_internal.h"
 #include "net.h"
 #include "port.h"
 #include "suites.h"
@@ -774,7 +775,56 @@ test_api_priority(void)
 	free(ctx);
 }
 
+/* The SACK bitmap hct_fill_common() builds a word at a time equals the
+ * one built bit by bit (bit i: PSN rcv_nxt + 1 + i received, for i below
+ * 128 and below the ring's size - 1), for windows below a word, of one
+ * word, below 128 and large, at random ring positions (wrap-around) and
+ * random receive bitmaps. */
+static void
+test_sack_words(void)
+{
+	static const uint32_t win[] = { 16, 64, 100, 128, 4096 };
+	uint64_t rnd = 0x9E3779B97F4A7C15ull;
+	uint32_t w, trial, i, words;
+
+	for (w = 0; w < RTE_DIM(win); w++) {
+		struct hct_conf tc = s_conf();
+		struct hct_flow *f;
+
+		tc.window_pkts = win[w];
+		if (s_create(&tc, 0, &s_up, NULL) != 0)
+			return;
+		f = &s.hct.flows[1];
+		words = (s.hct.mask + 64) / 64;
+		for (trial = 0; trial < 200; trial++) {
+			uint64_t ref[2] = { 0, 0 };
+			struct hct_pkt p;
+
+			for (i = 0; i < words; i++) {
+				rnd ^= rnd << 13; /* xorshift64 */
+				rnd ^= rnd >> 7;
+				rnd ^= rnd << 17;
+				f->rcv_bits[i] = trial & 1 ? rnd : rnd & (rnd >> 3);
+			}
+			if (s.hct.mask < 63)
+				f->rcv_bits[0] &= (1ull << (s.hct.mask + 1)) - 1;
+			f->rcv_nxt = (uint32_t)(rnd >> 20) - trial;
+			for (i = 1; i <= HCT_SACK_BITS && i <= s.hct.mask; i++)
+				if (hct_rx_bit(&s.hct, f, f->rcv_nxt + i))
+					hct_sack_set(ref, f->rcv_nxt,
+						     f->rcv_nxt + i);
+			hct_fill_common(&s.hct, f, &p, HCT_TYPE_ACK, S_T0);
+			CU_ASSERT_EQUAL(p.sack[0], ref[0]);
+			CU_ASSERT_EQUAL(p.sack[1], ref[1]);
+		}
+		memset(f->rcv_bits, 0, words * sizeof(uint64_t));
+		f->rcv_nxt = tc.initial_psn;
+		s_destroy();
+	}
+}
+
 static CU_TestInfo sched_tests[] = {
+	{ "S9 SACK bitmap a word at a time = bit by bit", test_sack_words },
 	{ "S1 critical overtakes queued bulk; ACK first",
 	  test_critical_overtakes_bulk },
 	{ "S2 bulk minimum share: exactly 5 % (and 0 %)", test_bulk_share },
