@@ -227,8 +227,9 @@ check_config() {
 		for ((r = 0; r < n; r++)); do
 			printf '[rank.%d]\nip = 198.18.%d.%d\n' "$r" \
 				$((r / 250)) $((r % 250 + 1))
-			printf 'mac = 02:00:c6:12:%02x:%02x\n' $(((r + 1) >> 8)) \
-				$(((r + 1) & 255))
+			# hc_addr_of_rank: 02:00 and the four bytes of the IP
+			printf 'mac = 02:00:c6:12:%02x:%02x\n' $((r / 250)) \
+				$((r % 250 + 1))
 			printf 'port = net_tap0,iface=hct%d\n' "$r"
 		done
 	} >"$f.want"
@@ -289,7 +290,7 @@ case_config_only() {
 	[[ $(tail -4 "$work/cfgdir/hc.ini") == "$(cat "$f")" ]] ||
 		fail "HC_LAUNCH_CONFIG_EXTRA not appended at the end"
 	expect_line "$work/cfgdir/hc.ini" "ip = 198.18.1.1"	# rank 250
-	expect_line "$work/cfgdir/hc.ini" "mac = 02:00:c6:12:01:2c" # rank 299
+	expect_line "$work/cfgdir/hc.ini" "mac = 02:00:c6:12:01:32" # rank 299
 	# Default MTU, and a job id that differs between runs.
 	run_launch cfg 10 -n 1 --config-only "$work/cfgdir2"
 	expect_rc 0
