@@ -93,9 +93,8 @@ queue(struct hc_coll_op *op, struct hct_msg *msg, const uint8_t *src,
 	struct p2p *g = op->algo_state;
 
 	hc_data_fill(msg, op, step, src, len, 0);
-	/* Class 0 (HCT_CLASS_CONTROL), as the calloc'd messages of a send
-	 * always went: kept here to change no behaviour. */
-	msg->cls = 0;
+	/* hc_data_fill gave it the op's class: the request's priority
+	 * (hc_op_opts), as the ring's messages have. */
 	g->sends_left++;
 	return hct_send(op->comm->coll->hct, op->comm->world[op->root], msg);
 }

@@ -66,9 +66,8 @@ issue(struct hc_coll_op *op, uint32_t i)
 	buf = st->final ? op->recv : op->work;
 	hc_data_fill(msg, op, st->tag, buf + st->first * es, st->len * es,
 		     st->first * es);
-	/* Class 0 (HCT_CLASS_CONTROL), as the calloc'd messages of this
-	 * executor always went: kept here to change no behaviour. */
-	msg->cls = 0;
+	/* hc_data_fill gave it the op's class: the request's priority
+	 * (hc_op_opts), as the ring's messages have. */
 	rc = hct_send(op->comm->coll->hct, op->comm->world[st->peer], msg);
 	if (rc != 0)
 		hc_coll_op_fail(op, rc);

@@ -107,6 +107,8 @@ hc_engine_idle(struct hc_ctx *ctx, uint32_t work)
 static void
 request_done(struct hc_ctx *ctx, struct hc_request *req)
 {
+	if (req->op.kind != HC_COLL_COMM_ADD)
+		hc_metrics_completed(ctx, &req->op);
 	hc_coll_op_end(&req->op);
 	TAILQ_REMOVE(&ctx->inflight, req, link);
 	req->status = req->op.status;
@@ -311,6 +313,7 @@ hc_ctx_prepare(struct hc_ctx *ctx, uint32_t rank, unsigned int engine_lcore)
 	__cds_wfcq_init(&ctx->qhead, &ctx->qtail);
 	TAILQ_INIT(&ctx->inflight);
 	rte_spinlock_init(&ctx->progress_lock);
+	rte_spinlock_init(&ctx->metrics.lock);
 	ctx->engine_lcore = engine_lcore;
 }
 

@@ -57,6 +57,23 @@ struct hc_request {
 };
 TAILQ_HEAD(hc_request_list, hc_request);
 
+/** Training metrics (metrics.c, hc_metrics_get): what the application
+ *  threads (submission, waits) and the engine (completion) add up, under
+ *  lock. Times in ns of ctx->clk. */
+struct hc_metrics_state {
+	rte_spinlock_t lock;
+	uint32_t inflight;     /**< requests submitted, not completed */
+	uint64_t busy_since;   /**< when inflight went 0 -> 1 */
+	uint64_t busy_ns;      /**< closed busy intervals, summed */
+	uint64_t wait_ns;      /**< time blocked in hc_wait */
+	double bus_bytes;      /**< of completed collectives */
+	int in_step;           /**< between step_begin and step_end */
+	uint64_t step_t0, step_busy0, step_wait0;
+	double step_bus0;
+	uint64_t steps;
+	struct hc_metrics_interval last, total;
+};
+
 struct hc_ctx {
 	struct hc_config cfg;
 	uint32_t rank;
@@ -87,6 +104,7 @@ struct hc_ctx {
 	                              *   runner (simrun.h); hc_wait refuses */
 	int engine_stop;             /**< atomic: 1 asks the engine to stop */
 	rte_spinlock_t progress_lock; /**< caller progress: one poller */
+	struct hc_metrics_state metrics;
 	int port_open;         /**< port 0 is open */
 	int net_up;
 	int hct_up;
@@ -162,6 +180,15 @@ void hc_engine_idle(struct hc_ctx *ctx, uint32_t work);
  *  @return units of work done. */
 uint32_t hc_engine_step(struct hc_ctx *ctx);
 
+
+/** Metrics (metrics.c): a request is queued (application thread). */
+void hc_metrics_submitted(struct hc_ctx *ctx);
+
+/** Metrics: op completed or failed (engine, before hc_coll_op_end). */
+void hc_metrics_completed(struct hc_ctx *ctx, const struct hc_coll_op *op);
+
+/** Metrics: an application thread waited ns for a request. */
+void hc_metrics_waited(struct hc_ctx *ctx, uint64_t ns);
 
 /** Back off once while waiting (the same tiers as the engine's idle). */
 void hc_backoff(struct hc_ctx *ctx, struct hc_backoff *b);

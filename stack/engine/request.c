@@ -94,6 +94,7 @@ request_queue(struct hc_comm *comm, struct hc_request *req, int rc,
 	/* enum hc_priority's values 1..3 are enum hct_class's. */
 	req->op.cls = (uint8_t)req->priority;
 	req->state = HC_REQ_QUEUED;
+	hc_metrics_submitted(ctx);
 	cds_wfcq_node_init(&req->qnode);
 	cds_wfcq_enqueue(&ctx->qhead, &ctx->qtail, &req->qnode);
 	if (mode == REQ_BLOCKING)
@@ -271,6 +272,7 @@ hc_wait(struct hc_request *req)
 {
 	struct hc_backoff b = { 0, 0 };
 	struct hc_ctx *ctx;
+	uint64_t t0;
 	int rc;
 
 	if (req == NULL)
@@ -278,6 +280,7 @@ hc_wait(struct hc_request *req)
 	ctx = req->ctx;
 	if (!is_done(req) && sim_cannot_wait(ctx))
 		return -HC_ERR_INVAL;
+	t0 = is_done(req) ? 0 : hc_clock_now(&ctx->clk);
 	while (!is_done(req)) {
 		uint32_t work = 0;
 
@@ -291,6 +294,8 @@ hc_wait(struct hc_request *req)
 			hc_wait_backoff(ctx, &b);
 		}
 	}
+	if (t0 != 0 && req->op.kind != HC_COLL_COMM_ADD)
+		hc_metrics_waited(ctx, hc_clock_now(&ctx->clk) - t0);
 	rc = req->status;
 	free(req);
 	return rc;

@@ -628,6 +628,197 @@ struct hc_flow_stats {
 int hc_flow_stats_get(struct hc_ctx *ctx, uint32_t peer_rank,
 		      struct hc_flow_stats *stats);
 
+
+/* ---- Training support: metrics, gradient bucketing, HSDP ------------ */
+
+/**
+ * The seeds' three training metrics over one interval (a step, or every
+ * step so far). Times are wall-clock microseconds of this rank.
+ * - comm_us: time during which at least one collective of this rank
+ *   (any communicator, submitted through the API) was in flight, from
+ *   submission to the engine's completion: the union of the intervals.
+ * - wait_us: time the application spent blocked in hc_wait() (and the
+ *   blocking collectives, which wait through it) for a request that was
+ *   not complete on entry; two threads waiting at once both count.
+ * - compute_us = step_us - wait_us (never below 0).
+ * - comm_compute_ratio = comm_us / compute_us (0 when compute_us is 0).
+ * - bus_bytes: the completed collectives' bus bytes, as nccl-tests counts
+ *   them: all-reduce 2(n-1)/n x bytes, reduce-scatter(v) and
+ *   all-gather(v) (n-1)/n x the full buffer, broadcast, reduce, send and
+ *   receive x bytes (n: the communicator's size; 1-rank ones count 0).
+ * - busbw_GBps = bus_bytes / comm_us (GB/s = 1e9 B/s).
+ * - utilization = busbw_GBps / hc_metrics.link_GBps: the achieved bus
+ *   bandwidth over the link rate the tuner measured at hc_init.
+ * - bubble_rate = wait_us / step_us: the share of the step the
+ *   application waited on communication.
+ */
+struct hc_metrics_interval {
+	double step_us;
+	double comm_us;
+	double wait_us;
+	double compute_us;
+	double bus_bytes;
+	double comm_compute_ratio;
+	double busbw_GBps;
+	double utilization;
+	double bubble_rate;
+};
+
+/** What hc_metrics_get() returns. */
+struct hc_metrics {
+	uint64_t steps;        /**< hc_metrics_step_end() calls so far */
+	double link_GBps;      /**< 1 / beta of the world communicator's
+	                        *   tuner (hc_comm_tuner_info), GB/s; 0 on
+	                        *   one rank (no link measured) */
+	struct hc_metrics_interval last;  /**< the last step ended */
+	struct hc_metrics_interval total; /**< every step ended, summed
+	                                   *   (ratios of the sums) */
+};
+
+/**
+ * Mark the beginning of a training step on ctx: the counters of
+ * struct hc_metrics_interval start from here. A second begin without an
+ * end restarts the step.
+ * @return 0, or -HC_ERR_INVAL if ctx is NULL.
+ */
+int hc_metrics_step_begin(struct hc_ctx *ctx);
+
+/**
+ * Mark the end of the step begun by hc_metrics_step_begin(): the step's
+ * figures become hc_metrics.last and are added to hc_metrics.total.
+ * @return 0, -HC_ERR_INVAL (ctx NULL, or no step begun).
+ */
+int hc_metrics_step_end(struct hc_ctx *ctx);
+
+/**
+ * Read the metrics (definitions at struct hc_metrics_interval).
+ * @return 0, or -HC_ERR_INVAL if ctx or m is NULL.
+ */
+int hc_metrics_get(struct hc_ctx *ctx, struct hc_metrics *m);
+
+/** A gradient bucketer: see hc_bucketer_create(). */
+struct hc_bucketer;
+
+/** Default bucket size of hc_bucketer_create(): 25 MiB, PyTorch DDP's
+ *  bucket_cap_mb default. */
+#define HC_BUCKET_BYTES_DEFAULT (25u << 20)
+
+/**
+ * Group a model's gradient buffers into buckets for data-parallel
+ * training, as PyTorch DDP's Reducer does (Li et al., "PyTorch
+ * Distributed: Experiences on Accelerating Data Parallel Training", VLDB
+ * 2020): gradient i (bufs[i], counts[i] elements of dtype, in the order
+ * of the model's layers, first layer first) is expected ready in reverse
+ * order (backward runs from the last layer), so buckets are filled from
+ * index n-1 down, each up to bucket_bytes (a gradient larger than that is
+ * a bucket of its own). Bucket 0 holds the last layers and is reduced
+ * first; the bucket holding gradient 0 (the first layers, which the next
+ * forward pass needs first) is sent with HC_PRIO_CRITICAL, the others
+ * with HC_PRIO_NORMAL. Each bucket owns a contiguous buffer: on its
+ * launch its gradients are copied in and an hc_iallreduce with HC_OP_AVG
+ * (in place) starts; hc_bucketer_wait() copies the averages back.
+ *
+ * Every rank of comm must create its bucketer with the same counts,
+ * dtype and bucket_bytes, and mark the same gradients each step.
+ *
+ * @param n  number of gradients, >= 1.
+ * @param bufs  n buffers (distinct, non-overlapping; they must stay
+ *        valid while the bucketer lives); copied.
+ * @param counts  n element counts, each >= 1; copied.
+ * @param dtype  a floating dtype (AVG of integers truncates).
+ * @param bucket_bytes  0: HC_BUCKET_BYTES_DEFAULT.
+ * @param[out] out  the bucketer, NULL on error.
+ * @return 0, -HC_ERR_INVAL (NULL argument, n 0, a count 0, integer
+ *         dtype), -HC_ERR_NOMEM.
+ */
+int hc_bucketer_create(struct hc_comm *comm, size_t n, void *const *bufs,
+		       const uint64_t *counts, enum hc_dtype dtype,
+		       uint64_t bucket_bytes, struct hc_bucketer **out);
+
+/**
+ * Gradient i is computed (its buffer holds this step's local gradient).
+ * When this completes a bucket, that bucket and every later-numbered one
+ * already complete are launched, in bucket order (so every rank submits
+ * the same sequence of all-reduces whatever order its gradients come
+ * in). The first step records the order of marks; see hc_bucketer_wait().
+ * @return 0, -HC_ERR_INVAL (b NULL, i out of range, i already marked
+ *         this step), or hc_iallreduce's error.
+ */
+int hc_bucketer_mark_ready(struct hc_bucketer *b, size_t i);
+
+/**
+ * End the step: mark every gradient not marked yet ready (a gradient
+ * unused this step is averaged as it stands, so ranks stay matched),
+ * wait for every bucket's all-reduce and copy the averages back into the
+ * gradient buffers, so the optimizer step may run. After the first step,
+ * if the order of marks differed from the expected one (n-1 down to 0),
+ * the buckets are rebuilt in the order rank 0 saw (broadcast from rank 0
+ * over comm, so every rank builds the same buckets), as DDP rebuilds its
+ * buckets once after its first iteration.
+ * @return 0, -HC_ERR_INVAL (b NULL), or the first collective error.
+ */
+int hc_bucketer_wait(struct hc_bucketer *b);
+
+/** Description of one bucket (hc_bucketer_bucket_info()). */
+struct hc_bucket_info {
+	size_t first;        /**< position of its first gradient in the
+	                      *   order array of hc_bucketer_order() */
+	size_t ngrads;       /**< gradients in it */
+	uint64_t bytes;      /**< its size */
+	enum hc_priority priority; /**< class of its all-reduce */
+};
+
+/** Number of buckets, or -HC_ERR_INVAL if b is NULL. */
+int hc_bucketer_bucket_count(const struct hc_bucketer *b);
+
+/**
+ * Bucket k's description.
+ * @return 0, -HC_ERR_INVAL (NULL argument, k out of range).
+ */
+int hc_bucketer_bucket_info(const struct hc_bucketer *b, size_t k,
+			    struct hc_bucket_info *info);
+
+/**
+ * The gradient indices in bucket order: bucket k holds
+ * order[info.first .. info.first + info.ngrads - 1]. Copies n entries.
+ * @return 0, or -HC_ERR_INVAL (NULL argument, n not the bucketer's).
+ */
+int hc_bucketer_order(const struct hc_bucketer *b, size_t *order, size_t n);
+
+/** Whether the buckets were rebuilt after the first step (1) or not (0);
+ *  -HC_ERR_INVAL if b is NULL. */
+int hc_bucketer_rebuilt(const struct hc_bucketer *b);
+
+/** Free b (no collective may be in flight: call hc_bucketer_wait first).
+ *  NULL: no-op. */
+void hc_bucketer_free(struct hc_bucketer *b);
+
+/**
+ * HSDP (hybrid sharded data parallel, as PyTorch FSDP's HYBRID_SHARD):
+ * split comm into a shard communicator of shard_size ranks, which shard
+ * parameters among themselves, and a replica communicator of the ranks
+ * that hold the same shard in each shard group (comm size / shard_size of
+ * them). Shard groups come from the cluster file's [rank.N] group key
+ * when every group of comm has shard_size ranks (ranks ordered within a
+ * group by comm rank); otherwise from comm ranks: group g is ranks
+ * g * shard_size .. (g + 1) * shard_size - 1 (on one host hc-launch's
+ * local rank is the rank). The replica communicator of shard rank s
+ * holds shard rank s of every group, ordered by group. Collective over
+ * comm (two hc_comm_split calls).
+ *
+ * Gradients then go by reduce-scatter in the shard communicator and
+ * all-reduce of the shard across the replica communicator; parameters by
+ * all-gather in the shard communicator.
+ *
+ * @param shard_size  1..size of comm, dividing it.
+ * @param[out] shard  the shard communicator.
+ * @param[out] replica  the replica communicator.
+ * @return 0, -HC_ERR_INVAL (NULL argument, shard_size not dividing the
+ *         size), or hc_comm_split's error.
+ */
+int hc_comm_hsdp(struct hc_comm *comm, int shard_size, struct hc_comm **shard,
+		 struct hc_comm **replica);
+
 #ifdef __cplusplus
 }
 #endif
