@@ -44,9 +44,10 @@ def main():
     from train_digits import load
 
     # torch.distributed first: its TCPStore rendezvous fails on EINTR,
-    # and once hypercomm's net_tap port is up the main thread takes its
-    # SIGIO per received frame (hypercomm.eal_init blocks it there, but
-    # net_tap directs it at the thread that opened the port).
+    # and once hypercomm's net_tap port is up, the thread that opened it
+    # takes a real-time signal per received frame (DPDK's tap RX trigger;
+    # the port's fcntl F_SETOWN/F_SETSIG direct it at that thread, so it
+    # cannot be blocked there without stalling RX).
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29500")
     os.environ.setdefault("RANK", os.environ.get("HC_RANK", "0"))

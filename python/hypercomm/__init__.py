@@ -21,7 +21,6 @@ before anything is queued.
 """
 import ctypes
 import os
-import signal
 import sys
 import threading
 
@@ -133,8 +132,7 @@ def eal_init(args=None, restore_affinity=True):
     Python threads) would inherit it. With restore_affinity (default) the
     caller's CPU set from before the call is put back on the calling thread
     (the EAL's own lcore threads keep theirs: the engine stays where the
-    EAL put it). SIGIO is blocked in the calling thread afterwards (see
-    the comment in the code: net_tap's per-frame signal).
+    EAL put it).
     """
     global _eal_done, _eal_keep
     with _eal_lock:
@@ -160,13 +158,6 @@ def eal_init(args=None, restore_affinity=True):
                                f"({rc}); the EAL's log says why")
         if restore_affinity:
             os.sched_setaffinity(0, before)
-        # DPDK's net_tap raises SIGIO for every frame it receives (its RX
-        # path counts them in a process-wide handler): a thread that takes
-        # it returns EINTR from blocking calls, which C++ libraries (torch's
-        # TCPStore, gloo) report as errors. Blocked here, in the calling
-        # thread and so in every thread it starts from now on; the EAL's
-        # threads, started inside rte_eal_init, still take it.
-        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGIO])
         _eal_keep = (keep, arr)
         _eal_done = True
 
