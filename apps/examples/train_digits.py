@@ -190,9 +190,10 @@ class Trainer:
             if mode == "fsdp":
                 self.shard_comm, self.replica = self.w, None
             else:
-                h = hc.HSDPConfig(args.shard_size,
-                                  n // args.shard_size).build(self.w)
-                self.shard_comm, self.replica = h.shard, h.replica
+                self.hsdp = hc.HSDPConfig(args.shard_size,
+                                          n // args.shard_size).build(self.w)
+                self.shard_comm = self.hsdp.shard
+                self.replica = self.hsdp.replica
             k, sr = self.shard_comm.size, self.shard_comm.rank
             self.full = []          # gathered parameters (padded)
             self.shards = []        # this rank's shard of each layer
@@ -248,11 +249,10 @@ class Trainer:
                         self.gpad[i], self.gshard[i], "avg",
                         priority=prio)))
                 else:
-                    rs = self.shard_comm.ireduce_scatter(
-                        self.gpad[i], self.gshard[i], "avg", priority=prio)
-                    pending.append((i, hc._Chain(
-                        rs, lambda out, p=prio: self.replica.iallreduce(
-                            out, out, "avg", priority=p))))
+                    # reduce-scatter in the shard group, then all-reduce
+                    # of the shard across the replicas (HSDP's helper)
+                    pending.append((i, self.hsdp.reduce_gradients(
+                        self.gpad[i], self.gshard[i], priority=prio)))
         backward(params_at, acts, d, self.grads, on_layer)
         if self.mode == "dp":
             self.bucketer.wait()

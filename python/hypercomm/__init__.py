@@ -246,7 +246,9 @@ def _u64s(seq, n, what):
 # ---- requests ----------------------------------------------------------------
 class Request:
     """A collective in flight: wait() or test(); keeps its buffers alive.
-    result is what wait() returns (the receive array, or None)."""
+    result is what wait() returns (the receive array, or None). One
+    garbage-collected unfinished is waited for first (its error, if any,
+    is lost)."""
 
     def __init__(self, handle, keep, result, call):
         self._h = handle
@@ -280,6 +282,16 @@ class Request:
         self.done = True
         self._h = None
         self._keep = None
+
+    def __del__(self):
+        # A request dropped unfinished still owns its buffers in the
+        # engine: wait (and free it) before they can be freed.
+        if not self.done and self._h is not None:
+            try:
+                lib.hc_wait(self._h)
+            except Exception:
+                pass
+            self._finish()
 
 
 def wait_all(reqs):
@@ -692,41 +704,54 @@ class HSDP:
 
     def __init__(self, shard, replica):
         self.shard, self.replica = shard, replica
+        self._queue = []    # gradient paths whose all-reduce is not started
 
     def reduce_gradients(self, full_grad, shard_out=None, **kw):
         """Start the gradient path: reduce-scatter (avg) of full_grad in
         the shard group, then all-reduce (avg) of this rank's shard
-        across replicas. Returns a waitable whose wait() gives the
-        averaged shard (shard_out, or a new array)."""
+        across replicas. Returns a waitable (wait(), test()) whose wait()
+        gives the averaged shard (shard_out, or a new array). The
+        all-reduce starts when the reduce-scatter is seen done by wait()
+        or test() of this path or a later one; the paths' all-reduces are
+        started in the order the paths were made, whatever order they are
+        waited in, so every rank submits them alike."""
         rs = self.shard.ireduce_scatter(full_grad, shard_out, "avg", **kw)
-        return _Chain(rs, lambda out: self.replica.iallreduce(
+        c = _Chain(self, rs, lambda out: self.replica.iallreduce(
             out, out, "avg", **kw))
+        self._queue.append(c)
+        return c
 
     def gather_params(self, shard, full_out=None, **kw):
         """Start the parameter path: all-gather of the shard in the shard
         group; a Request whose wait() gives the full parameters."""
         return self.shard.iallgather(shard, full_out, **kw)
 
+    def _advance(self, upto, block):
+        """Start the queued all-reduces, oldest first, up to upto; without
+        block stop (False) at one whose reduce-scatter is not done."""
+        while upto._second is None:
+            c = self._queue[0]
+            if block:
+                c._first.wait()
+            elif not c._first.test():
+                return False
+            c._second = c._then(c._first.result)
+            self._queue.pop(0)
+        return True
+
 
 class _Chain:
-    """Request-like: the second collective starts when the first is done
-    (at wait(), or when test() sees the first finish)."""
+    """Request-like: a reduce-scatter, then an all-reduce (HSDP)."""
 
-    def __init__(self, first, then):
-        self._first, self._then, self._second = first, then, None
-
-    def _step(self):
-        if self._second is None and self._first.done:
-            self._second = self._then(self._first.result)
+    def __init__(self, owner, first, then):
+        self._owner, self._first, self._then = owner, first, then
+        self._second = None
 
     def test(self):
-        if self._second is None:
-            if not self._first.test():
-                return False
-            self._step()
+        if not self._owner._advance(self, False):
+            return False
         return self._second.test()
 
     def wait(self):
-        self._first.wait()
-        self._step()
+        self._owner._advance(self, True)
         return self._second.wait()
