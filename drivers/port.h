@@ -40,8 +40,9 @@ struct hc_port_ops {
 	uint64_t (*tx_queued_bytes)(const struct hc_port *port);
 };
 
-/** TX queue length in packets; partial bursts stay queued and are retried. */
-#define HC_PORT_TXQ 512
+/** TX queue length in packets; partial bursts stay queued and are retried.
+ *  Also the largest [port] burst (C27 runs bursts up to 1024). */
+#define HC_PORT_TXQ 1024
 
 struct hc_port_stats {
 	uint64_t rx_pkts;     /**< frames received from the backend */

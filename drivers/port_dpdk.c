@@ -192,6 +192,20 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		return -HC_ERR_PORT;
 	}
 	memif = strcmp(info.driver_name, "net_memif") == 0;
+	if (strcmp(info.driver_name, "net_tap") == 0 &&
+	    conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >
+	    info.max_rx_pktlen) {
+		/* DPDK 22.11's net_tap drops on TX every frame above its
+		 * ethdev MTU, which ethdev keeps within max_rx_pktlen (1522):
+		 * say so instead of ethdev's "Frame size > device max". */
+		HC_LOG(ERR, DRIVER, "%s: [net] mtu %u needs %u-byte frames; "
+		       "net_tap takes at most %u (MTU %u): use memif for "
+		       "jumbo frames", port->name, conf->mtu,
+		       conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN,
+		       info.max_rx_pktlen, info.max_rx_pktlen -
+		       RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN - RTE_VLAN_HLEN);
+		return -HC_ERR_PORT;
+	}
 	memset(&ec, 0, sizeof(ec));
 	ec.rxmode.mtu = conf->mtu;
 	if (memif && conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >

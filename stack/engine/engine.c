@@ -10,6 +10,7 @@
 #include <rte_byteorder.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_mempool.h>
 #include <rte_ip.h>
 #include <rte_pause.h>
 #include <rte_random.h>
@@ -314,6 +315,28 @@ hc_ctx_prepare(struct hc_ctx *ctx, uint32_t rank, unsigned int engine_lcore)
 	ctx->engine_lcore = engine_lcore;
 }
 
+/* mbufs in use in ctx's port pools (rte_mempool_in_use_count: the
+ * per-lcore caches count as free); *size, when not NULL, gets the pools'
+ * total size. */
+static uint64_t
+mbufs_in_use(const struct hc_ctx *ctx, uint64_t *size)
+{
+	uint64_t n = 0, total = 0;
+	uint32_t k;
+
+	for (k = 0; k < ctx->nports; k++) {
+		const struct rte_mempool *mp = ctx->ports[k]->pool;
+
+		if (mp == NULL)
+			continue;
+		n += rte_mempool_in_use_count(mp);
+		total += mp->size;
+	}
+	if (size != NULL)
+		*size = total;
+	return n;
+}
+
 /* Open this rank's DPDK ports ([rank.N] port or port0..portK). */
 static int
 open_dpdk_port(struct hc_ctx *ctx)
@@ -440,6 +463,8 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		       ctx->rank, me->nports, ctx->nports);
 		return -HC_ERR_CONFIG;
 	}
+	/* Every port started, no frame sent yet: what the PMDs hold. */
+	ctx->mbufs_start = mbufs_in_use(ctx, NULL);
 	for (i = 0; i < ctx->nports; i++) {
 		rc = fault_setup(ctx, ctx->ports[i], i);
 		if (rc != 0)
@@ -536,6 +561,14 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 		if (hc_clock_now(&ctx->clk) > deadline)
 			break;
 		hc_engine_idle(ctx, hc_engine_poll(ctx));
+		if (ctx->hct.mtu_bad_rank1 != 0) {
+			/* hct_membership logged both MTUs. */
+			HC_LOG(ERR, CORE, "%s: [net] mtu %u here, %u on rank "
+			       "%u", ctx->cfg.path, ctx->port.mtu,
+			       ctx->hct.mtu_bad_peer_mtu,
+			       ctx->hct.mtu_bad_rank1 - 1);
+			return -HC_ERR_CONFIG;
+		}
 	}
 	if (hct_established(&ctx->hct) == want)
 		return 0;
@@ -773,6 +806,37 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 	s->hct_crc_rx = ctx->hct.stats.crc_rx;
 	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
 	s->hct_tx_ring_full = ctx->hct.sched.ring_full;
+	return 0;
+}
+
+int
+hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
+		  struct hc_mbuf_stats *s)
+{
+	uint64_t deadline;
+	struct timespec ts = { 0, 1000000 };
+
+	if (ctx == NULL || s == NULL)
+		return -HC_ERR_INVAL;
+	memset(s, 0, sizeof(*s));
+	s->in_use_start = ctx->mbufs_start;
+	deadline = hc_clock_now(&ctx->clk) + timeout_ms * HC_NS_PER_MS;
+	for (;;) {
+		s->held = __atomic_load_n(&ctx->coll.unexp_len,
+					  __ATOMIC_RELAXED);
+		s->in_use = mbufs_in_use(ctx, &s->pool_size);
+		if (s->in_use <= s->in_use_start + s->held ||
+		    hc_clock_now(&ctx->clk) >= deadline)
+			break;
+		if (ctx->engine_lcore == RTE_MAX_LCORE && ctx->sim == NULL &&
+		    rte_spinlock_trylock(&ctx->progress_lock)) {
+			hc_engine_idle(ctx, hc_engine_step(ctx));
+			rte_spinlock_unlock(&ctx->progress_lock);
+		} else {
+			nanosleep(&ts, NULL);
+		}
+	}
+	s->quiet = s->in_use <= s->in_use_start + s->held;
 	return 0;
 }
 
