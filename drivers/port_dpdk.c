@@ -262,6 +262,8 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		return -HC_ERR_PORT;
 	}
 	rte_eth_macaddr_get(id, &port->mac);
+	if (strcmp(info.driver_name, "net_virtio_user") == 0)
+		port->tx_held_max = ntx;
 	if (strcmp(info.driver_name, "net_tap") == 0 &&
 	    tap_kernel_mac(port, info.if_index) != 0)
 		return -HC_ERR_PORT;

@@ -815,17 +815,20 @@ hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
 {
 	uint64_t deadline;
 	struct timespec ts = { 0, 1000000 };
+	uint32_t k;
 
 	if (ctx == NULL || s == NULL)
 		return -HC_ERR_INVAL;
 	memset(s, 0, sizeof(*s));
 	s->in_use_start = ctx->mbufs_start;
+	for (k = 0; k < ctx->nports; k++)
+		s->pmd_tx_max += ctx->ports[k]->tx_held_max;
 	deadline = hc_clock_now(&ctx->clk) + timeout_ms * HC_NS_PER_MS;
 	for (;;) {
 		s->held = __atomic_load_n(&ctx->coll.unexp_len,
 					  __ATOMIC_RELAXED);
 		s->in_use = mbufs_in_use(ctx, &s->pool_size);
-		if (s->in_use <= s->in_use_start + s->held ||
+		if (s->in_use <= s->in_use_start + s->held + s->pmd_tx_max ||
 		    hc_clock_now(&ctx->clk) >= deadline)
 			break;
 		if (ctx->engine_lcore == RTE_MAX_LCORE && ctx->sim == NULL &&
@@ -836,7 +839,7 @@ hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
 			nanosleep(&ts, NULL);
 		}
 	}
-	s->quiet = s->in_use <= s->in_use_start + s->held;
+	s->quiet = s->in_use <= s->in_use_start + s->held + s->pmd_tx_max;
 	return 0;
 }
 

@@ -649,13 +649,20 @@ struct hc_mbuf_stats {
 	                        *   collective this rank has not called yet
 	                        *   (at most [coll] unexpected_max), not a
 	                        *   leak */
-	int quiet;             /**< 1: in_use came back to in_use_start +
-	                        *   held within the call's timeout; 0: it
-	                        *   did not */
+	uint64_t pmd_tx_max;   /**< mbufs the PMDs may still hold after
+	                        *   sending them: net_virtio_user frees sent
+	                        *   mbufs only once its TX ring is nearly
+	                        *   full, so up to its ring size; 0 for
+	                        *   net_tap, net_memif, net_af_packet, which
+	                        *   copy or write a frame and free it */
+	int quiet;             /**< 1: in_use came back to at most
+	                        *   in_use_start + held + pmd_tx_max within
+	                        *   the call's timeout; 0: it did not */
 };
 
 /**
- * Read this rank's mbuf counts. When in_use is above in_use_start + held, wait
+ * Read this rank's mbuf counts. When in_use is above in_use_start + held
+ * + pmd_tx_max, wait
  * up to timeout_ms for it to come back: frames in flight hold mbufs until
  * their peer acknowledges them (retransmission copies), and a burst being
  * processed holds some for a moment. With progress in callers this call
