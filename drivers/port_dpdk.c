@@ -312,6 +312,14 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	port->close_after_peer = strncmp(port->name, "net_memif", 9) == 0 &&
 				 strstr(devargs, "role=server") != NULL;
 	port->close_wait_ms = conf->link_wait_ms;
+	if (rc == -HC_ERR_LINK_DOWN && strncmp(port->name, "net_memif", 9) == 0)
+		/* C32: name the resource. A memif server accepts one client
+		 * per socket and id; a second one (two ranks given the same
+		 * socket=), like a server that never started, leaves the
+		 * link down. */
+		HC_LOG(ERR, DRIVER, "port '%s': no memif peer on this socket "
+		       "and id: its peer did not start, or another process "
+		       "holds the same socket and id", devargs);
 	if (rc == 0) {
 		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
 		       ", checksum offload tx ip %d udp %d rx %d", port->name,

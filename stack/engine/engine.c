@@ -827,6 +827,18 @@ hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
 	for (;;) {
 		s->held = __atomic_load_n(&ctx->coll.unexp_len,
 					  __ATOMIC_RELAXED);
+		for (k = 0; k < ctx->nports; k++) {
+			const struct hc_port *p = ctx->ports[k];
+
+			s->held += __atomic_load_n(&p->txq_len,
+						   __ATOMIC_RELAXED) +
+				   __atomic_load_n(&p->rxq_len,
+						   __ATOMIC_RELAXED) +
+				   __atomic_load_n(&p->fault.nheld[HC_FAULT_TX],
+						   __ATOMIC_RELAXED) +
+				   __atomic_load_n(&p->fault.nheld[HC_FAULT_RX],
+						   __ATOMIC_RELAXED);
+		}
 		s->in_use = mbufs_in_use(ctx, &s->pool_size);
 		if (s->in_use <= s->in_use_start + s->held + s->pmd_tx_max ||
 		    hc_clock_now(&ctx->clk) >= deadline)

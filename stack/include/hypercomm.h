@@ -645,10 +645,13 @@ struct hc_mbuf_stats {
 	                        *   start; net_memif and net_af_packet hold
 	                        *   none) */
 	uint64_t in_use;       /**< mbufs in use when the call returned */
-	uint64_t held;         /**< of in_use: DATA packets held for a
+	uint64_t held;         /**< of in_use, what the stack holds and
+	                        *   knows of, not a leak: DATA held for a
 	                        *   collective this rank has not called yet
-	                        *   (at most [coll] unexpected_max), not a
-	                        *   leak */
+	                        *   (at most [coll] unexpected_max), frames
+	                        *   in the ports' own TX queues that the PMD
+	                        *   refused (a link down) and frames the
+	                        *   fault injector holds (delay, reorder) */
 	uint64_t pmd_tx_max;   /**< mbufs the PMDs may still hold after
 	                        *   sending them: net_virtio_user frees sent
 	                        *   mbufs only once its TX ring is nearly

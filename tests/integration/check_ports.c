@@ -36,7 +36,8 @@ pools_check(const char *tag, int local)
 	ok = rc == 0 && ms.quiet && ms.in_use >= ms.in_use_start + ms.held &&
 	     ms.in_use <= ms.in_use_start + ms.held + ms.pmd_tx_max;
 	snprintf(why, sizeof(why), "%" PRIu64 " mbufs in use (%" PRIu64
-		 " held for later collectives, up to %" PRIu64 " kept by the "
+		 " held by the stack: later collectives, port queues; up to %"
+		 PRIu64 " kept by the "
 		 "PMD's TX ring), %" PRIu64 " at the start, pools of %" PRIu64
 		 "%s", ms.in_use, ms.held, ms.pmd_tx_max, ms.in_use_start,
 		 ms.pool_size, rc != 0 ? ": the call failed" : "");
