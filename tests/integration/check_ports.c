@@ -276,7 +276,10 @@ suite_c29(void)
 }
 
 /* C30: a deliberately tiny mbuf pool (tests/run: [port] pool_mbufs 1023
- * with a short RX ring) under an all-gather of n x 256 KiB, 4 rounds.
+ * with a short RX ring) under an all-gather of n x 2 MiB, 3 rounds, rank
+ * 0 joining each 0.5 s late: its left neighbour's block (1533 packets at
+ * MTU 1500) arrives before the call and is held ([coll] unexpected_max
+ * 2048 > the pool), so rank 0's pool runs dry while it sleeps.
  * Each either is exact (back-pressure: slower) or fails with
  * HC_ERR_NOMEM; the per-op timeout (60 s) turns a deadlock into
  * HC_ERR_TIMEOUT, which fails the case; the pools come back (main). */
@@ -284,7 +287,7 @@ void
 suite_c30(void)
 {
 	struct hc_op_opts opts = { HC_PRIO_NORMAL, 60000 };
-	uint64_t count = (256u << 10) / sizeof(int32_t), wrong;
+	uint64_t count = (2u << 20) / sizeof(int32_t), wrong;
 	int32_t *r = malloc(count * nranks * sizeof(int32_t));
 	int32_t *s = malloc(count * sizeof(int32_t));
 	struct hc_request *req;
@@ -292,7 +295,9 @@ suite_c30(void)
 	char why[200];
 	double t0 = now_s();
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 3; i++) {
+		if (rank == 0)
+			sleep_s(0.5);
 		hc_pattern_fill(s, HC_DTYPE_INT32, HC_OP_SUM, count, rank);
 		memset(r, SENTINEL, count * nranks * sizeof(int32_t));
 		rc = hc_iallgather(comm, s, r, count, HC_DTYPE_INT32, &opts,
