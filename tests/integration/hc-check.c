@@ -98,6 +98,18 @@
  *           (HC_ERR_UNSUPPORTED), no DATA; all-gather still works
  *   c05rsv, c05agv: the last rank passes reduce-scatterv / all-gatherv
  *           counts that differ in rank 0's entry
+ *   c26     (memif, MTU 9000) all-reduces around whole 9000-byte frames
+ *           exact; DATA packets carry > HC_CHECK_MIN_PAYLOAD (8000) bytes
+ *   c27     (any [port] burst) quick matrix, 16 MiB, 64 in flight: exact,
+ *           no frame dropped by a full port TX queue
+ *   c28     (tap) 100 packets from one send within 5 ms (best of 20)
+ *   c29     (any [port] rx_desc) barrier and all-reduces up to 4 MiB
+ *   c30     (tiny pools) 8 x 2 MiB all-gathers, rank 0 late: exact or
+ *           HC_ERR_NOMEM, no deadlock
+ *   c33     all-reduce at every power of two 4 B..4 MiB and +-1 element
+ * After fault, c15, c16*, c19, c21-c25, c31*, c26-c30, c33 (and any suite
+ * with HC_CHECK_POOLS=1) main runs the leak check (pools_check in
+ * check_ports.c: the mbuf pools back to their starting in-use count).
  * The last four judge per rank ("PASS name (rank r)"), since the
  * communicator is broken afterwards; the others agree through an
  * all-reduce and only rank 0 prints.
