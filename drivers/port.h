@@ -40,8 +40,9 @@ struct hc_port_ops {
 	uint64_t (*tx_queued_bytes)(const struct hc_port *port);
 };
 
-/** TX queue length in packets; partial bursts stay queued and are retried. */
-#define HC_PORT_TXQ 512
+/** TX queue length in packets; partial bursts stay queued and are retried.
+ *  Also the largest [port] burst (C27 runs bursts up to 1024). */
+#define HC_PORT_TXQ 1024
 
 struct hc_port_stats {
 	uint64_t rx_pkts;     /**< frames received from the backend */
@@ -67,6 +68,11 @@ struct hc_port {
 	                              *   closes only once its client has
 	                              *   (see hc_port_close) */
 	uint32_t close_wait_ms;      /**< ... waiting at most this long */
+	uint16_t tx_held_max;        /**< DPDK backend: mbufs the PMD may keep
+	                              *   after it sent them (net_virtio_user
+	                              *   frees sent mbufs only once its TX
+	                              *   ring is nearly full: the ring's
+	                              *   size); 0: freed at once */
 	void *backend;               /**< other backends' state (sim: the
 	                              *   simulated host) */
 	struct hc_fault fault;       /**< injector applied on TX and RX */

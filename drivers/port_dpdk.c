@@ -192,6 +192,20 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		return -HC_ERR_PORT;
 	}
 	memif = strcmp(info.driver_name, "net_memif") == 0;
+	if (strcmp(info.driver_name, "net_tap") == 0 &&
+	    conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >
+	    info.max_rx_pktlen) {
+		/* DPDK 22.11's net_tap drops on TX every frame above its
+		 * ethdev MTU, which ethdev keeps within max_rx_pktlen (1522):
+		 * say so instead of ethdev's "Frame size > device max". */
+		HC_LOG(ERR, DRIVER, "%s: [net] mtu %u needs %u-byte frames; "
+		       "net_tap takes at most %u (MTU %u): use memif for "
+		       "jumbo frames", port->name, conf->mtu,
+		       conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN,
+		       info.max_rx_pktlen, info.max_rx_pktlen -
+		       RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN - RTE_VLAN_HLEN);
+		return -HC_ERR_PORT;
+	}
 	memset(&ec, 0, sizeof(ec));
 	ec.rxmode.mtu = conf->mtu;
 	if (memif && conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >
@@ -248,6 +262,8 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		return -HC_ERR_PORT;
 	}
 	rte_eth_macaddr_get(id, &port->mac);
+	if (strcmp(info.driver_name, "net_virtio_user") == 0)
+		port->tx_held_max = ntx;
 	if (strcmp(info.driver_name, "net_tap") == 0 &&
 	    tap_kernel_mac(port, info.if_index) != 0)
 		return -HC_ERR_PORT;
@@ -296,6 +312,14 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	port->close_after_peer = strncmp(port->name, "net_memif", 9) == 0 &&
 				 strstr(devargs, "role=server") != NULL;
 	port->close_wait_ms = conf->link_wait_ms;
+	if (rc == -HC_ERR_LINK_DOWN && strncmp(port->name, "net_memif", 9) == 0)
+		/* C32: name the resource. A memif server accepts one client
+		 * per socket and id; a second one (two ranks given the same
+		 * socket=), like a server that never started, leaves the
+		 * link down. */
+		HC_LOG(ERR, DRIVER, "port '%s': no memif peer on this socket "
+		       "and id: its peer did not start, or another process "
+		       "holds the same socket and id", devargs);
 	if (rc == 0) {
 		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
 		       ", checksum offload tx ip %d udp %d rx %d", port->name,

@@ -10,6 +10,7 @@
 #include <rte_byteorder.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_mempool.h>
 #include <rte_ip.h>
 #include <rte_pause.h>
 #include <rte_random.h>
@@ -317,6 +318,28 @@ hc_ctx_prepare(struct hc_ctx *ctx, uint32_t rank, unsigned int engine_lcore)
 	ctx->engine_lcore = engine_lcore;
 }
 
+/* mbufs in use in ctx's port pools (rte_mempool_in_use_count: the
+ * per-lcore caches count as free); *size, when not NULL, gets the pools'
+ * total size. */
+static uint64_t
+mbufs_in_use(const struct hc_ctx *ctx, uint64_t *size)
+{
+	uint64_t n = 0, total = 0;
+	uint32_t k;
+
+	for (k = 0; k < ctx->nports; k++) {
+		const struct rte_mempool *mp = ctx->ports[k]->pool;
+
+		if (mp == NULL)
+			continue;
+		n += rte_mempool_in_use_count(mp);
+		total += mp->size;
+	}
+	if (size != NULL)
+		*size = total;
+	return n;
+}
+
 /* Open this rank's DPDK ports ([rank.N] port or port0..portK). */
 static int
 open_dpdk_port(struct hc_ctx *ctx)
@@ -420,6 +443,7 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 	const struct hc_rank_conf *me = &cfg->ranks[ctx->rank];
 	struct hc_net_conf nc;
 	struct hct_conf tc;
+	struct hc_coll_conf cc;
 	struct hct_upcalls up = {
 		.data = hc_coll_data,
 		.msg_sent = hc_coll_msg_sent,
@@ -443,6 +467,8 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		       ctx->rank, me->nports, ctx->nports);
 		return -HC_ERR_CONFIG;
 	}
+	/* Every port started, no frame sent yet: what the PMDs hold. */
+	ctx->mbufs_start = mbufs_in_use(ctx, NULL);
 	for (i = 0; i < ctx->nports; i++) {
 		rc = fault_setup(ctx, ctx->ports[i], i);
 		if (rc != 0)
@@ -486,7 +512,23 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		return rc;
 	ctx->hct_up = 1;
 
-	rc = hc_coll_init(&ctx->coll, &ctx->hct, ctx->rank, &cfg->coll);
+	/* Held DATA of collectives not called yet sits in mbufs of the
+	 * port it came in on: at most a quarter of the smallest pool, so
+	 * that what a rank ahead of us sends early cannot take the mbufs our
+	 * current collective needs to send, retransmit and acknowledge (C30:
+	 * with 1023-mbuf pools and 2048 held, an 8-rank all-gather on tap
+	 * deadlocked, the pool full of the next round's packets). Not on
+	 * simulated ranks, whose tests assume the configured bound. */
+	cc = cfg->coll;
+	for (i = 0; i < ctx->nports && ctx->sim == NULL; i++)
+		if (ctx->ports[i]->pool != NULL &&
+		    cc.unexpected_max > ctx->ports[i]->pool->size / 4)
+			cc.unexpected_max = ctx->ports[i]->pool->size / 4;
+	if (cc.unexpected_max != cfg->coll.unexpected_max)
+		HC_LOG(INFO, CORE, "[coll] unexpected_max %u -> %u: a quarter "
+		       "of the smallest mbuf pool", cfg->coll.unexpected_max,
+		       cc.unexpected_max);
+	rc = hc_coll_init(&ctx->coll, &ctx->hct, ctx->rank, &cc);
 	if (rc != 0)
 		return rc;
 	ctx->coll_up = 1;
@@ -539,6 +581,14 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 		if (hc_clock_now(&ctx->clk) > deadline)
 			break;
 		hc_engine_idle(ctx, hc_engine_poll(ctx));
+		if (ctx->hct.mtu_bad_rank1 != 0) {
+			/* hct_membership logged both MTUs. */
+			HC_LOG(ERR, CORE, "%s: [net] mtu %u here, %u on rank "
+			       "%u", ctx->cfg.path, ctx->port.mtu,
+			       ctx->hct.mtu_bad_peer_mtu,
+			       ctx->hct.mtu_bad_rank1 - 1);
+			return -HC_ERR_CONFIG;
+		}
 	}
 	if (hct_established(&ctx->hct) == want)
 		return 0;
@@ -776,6 +826,52 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 	s->hct_crc_rx = ctx->hct.stats.crc_rx;
 	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
 	s->hct_tx_ring_full = ctx->hct.sched.ring_full;
+	return 0;
+}
+
+int
+hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
+		  struct hc_mbuf_stats *s)
+{
+	uint64_t deadline;
+	struct timespec ts = { 0, 1000000 };
+	uint32_t k;
+
+	if (ctx == NULL || s == NULL)
+		return -HC_ERR_INVAL;
+	memset(s, 0, sizeof(*s));
+	s->in_use_start = ctx->mbufs_start;
+	for (k = 0; k < ctx->nports; k++)
+		s->pmd_tx_max += ctx->ports[k]->tx_held_max;
+	deadline = hc_clock_now(&ctx->clk) + timeout_ms * HC_NS_PER_MS;
+	for (;;) {
+		s->held = __atomic_load_n(&ctx->coll.unexp_len,
+					  __ATOMIC_RELAXED);
+		for (k = 0; k < ctx->nports; k++) {
+			const struct hc_port *p = ctx->ports[k];
+
+			s->held += __atomic_load_n(&p->txq_len,
+						   __ATOMIC_RELAXED) +
+				   __atomic_load_n(&p->rxq_len,
+						   __ATOMIC_RELAXED) +
+				   __atomic_load_n(&p->fault.nheld[HC_FAULT_TX],
+						   __ATOMIC_RELAXED) +
+				   __atomic_load_n(&p->fault.nheld[HC_FAULT_RX],
+						   __ATOMIC_RELAXED);
+		}
+		s->in_use = mbufs_in_use(ctx, &s->pool_size);
+		if (s->in_use <= s->in_use_start + s->held + s->pmd_tx_max ||
+		    hc_clock_now(&ctx->clk) >= deadline)
+			break;
+		if (ctx->engine_lcore == RTE_MAX_LCORE && ctx->sim == NULL &&
+		    rte_spinlock_trylock(&ctx->progress_lock)) {
+			hc_engine_idle(ctx, hc_engine_step(ctx));
+			rte_spinlock_unlock(&ctx->progress_lock);
+		} else {
+			nanosleep(&ts, NULL);
+		}
+	}
+	s->quiet = s->in_use <= s->in_use_start + s->held + s->pmd_tx_max;
 	return 0;
 }
 

@@ -83,6 +83,8 @@ struct hc_ctx {
 	 *  hc_init ([rank.N] port1..); the net layer routes among them. */
 	struct hc_port *ports[HC_RANK_PORTS_MAX];
 	uint32_t nports;       /**< ports opened */
+	uint64_t mbufs_start;  /**< mbufs in use in the ports' pools when
+	                        *   hc_ctx_bring_up began (hc_mbuf_stats_get) */
 	struct hc_net net;
 	struct hct hct;
 	struct hc_coll coll;

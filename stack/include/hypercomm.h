@@ -172,9 +172,10 @@ struct hc_request;
  *
  * @param params  see struct hc_init_params; NULL means all defaults.
  * @param[out] ctx  the new instance on success, NULL on failure.
- * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range), -HC_ERR_CONFIG,
- *         -HC_ERR_NOMEM, -HC_ERR_PORT, -HC_ERR_LINK_DOWN,
- *         -HC_ERR_INIT_TIMEOUT.
+ * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range), -HC_ERR_CONFIG
+ *         (also: a peer's HELLO told another [net] mtu; logged with both
+ *         MTUs and the peer's rank), -HC_ERR_NOMEM, -HC_ERR_PORT,
+ *         -HC_ERR_LINK_DOWN, -HC_ERR_INIT_TIMEOUT.
  */
 int hc_init(const struct hc_init_params *params, struct hc_ctx **ctx);
 
@@ -818,6 +819,57 @@ void hc_bucketer_free(struct hc_bucketer *b);
  */
 int hc_comm_hsdp(struct hc_comm *comm, int shard_size, struct hc_comm **shard,
 		 struct hc_comm **replica);
+
+/**
+ * The mbufs of this rank's pools (every port has one), for leak checks:
+ * after a collective ends, even one that failed under faults, every mbuf
+ * the stack took must go back (issue 10, "no leaks after faults").
+ * Counts are mbufs, from rte_mempool_in_use_count() summed over the
+ * pools; objects in the pools' per-lcore caches count as free.
+ */
+struct hc_mbuf_stats {
+	uint64_t pool_size;    /**< mbufs in the rank's pools together */
+	uint64_t in_use_start; /**< mbufs in use once every port had started
+	                        *   and before the first frame was sent:
+	                        *   what the PMDs hold for themselves (the RX
+	                        *   ring net_tap and net_virtio_user fill at
+	                        *   start; net_memif and net_af_packet hold
+	                        *   none) */
+	uint64_t in_use;       /**< mbufs in use when the call returned */
+	uint64_t held;         /**< of in_use, what the stack holds and
+	                        *   knows of, not a leak: DATA held for a
+	                        *   collective this rank has not called yet
+	                        *   (at most [coll] unexpected_max), frames
+	                        *   in the ports' own TX queues that the PMD
+	                        *   refused (a link down) and frames the
+	                        *   fault injector holds (delay, reorder) */
+	uint64_t pmd_tx_max;   /**< mbufs the PMDs may still hold after
+	                        *   sending them: net_virtio_user frees sent
+	                        *   mbufs only once its TX ring is nearly
+	                        *   full, so up to its ring size; 0 for
+	                        *   net_tap, net_memif, net_af_packet, which
+	                        *   copy or write a frame and free it */
+	int quiet;             /**< 1: in_use came back to at most
+	                        *   in_use_start + held + pmd_tx_max within
+	                        *   the call's timeout; 0: it did not */
+};
+
+/**
+ * Read this rank's mbuf counts. When in_use is above in_use_start + held
+ * + pmd_tx_max, wait
+ * up to timeout_ms for it to come back: frames in flight hold mbufs until
+ * their peer acknowledges them (retransmission copies), and a burst being
+ * processed holds some for a moment. With progress in callers this call
+ * polls the engine itself while it waits (ACKs and retransmissions keep
+ * moving); with an engine lcore it sleeps 1 ms between readings. A rank
+ * whose collectives are all done, whose peers are all reachable or lost,
+ * and that has nothing left to send comes back within a few RTOs; one that
+ * leaked mbufs never does.
+ * @param timeout_ms 0: read once, do not wait.
+ * @return 0, or -HC_ERR_INVAL if ctx or stats is NULL.
+ */
+int hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
+		      struct hc_mbuf_stats *stats);
 
 #ifdef __cplusplus
 }

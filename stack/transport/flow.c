@@ -219,6 +219,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		if (t->conf.always_on)
 			p->flags = HCT_F_ALWAYS_ON;
 		p->credit = hct_credit_initial(t);
+		p->length = t->net->port->mtu; /* checked by hct_membership */
 		return;
 	}
 	p->flags = HCT_F_ACK_VALID;
@@ -336,6 +337,7 @@ hct_send_probe(struct hct *t, struct hct_flow *f)
 static void
 flow_lost(struct hct *t, struct hct_flow *f, const char *why)
 {
+	struct hct_slot *s;
 	unsigned int c;
 
 	if (f->state == HCT_FLOW_LOST)
@@ -347,6 +349,15 @@ flow_lost(struct hct *t, struct hct_flow *f, const char *why)
 	hct_timer_update(t, f);
 	for (c = 0; c < HCT_CLASS__MAX; c++)
 		TAILQ_INIT(&f->msgs[c]);
+	/* Nothing goes to a lost peer again: give its unacknowledged
+	 * packets back to the pool now, not at hct_free (an application
+	 * that carries on without the peer would otherwise hold up to a
+	 * window of mbufs per lost peer until hc_finalize). */
+	while ((s = TAILQ_FIRST(&f->tsent)) != NULL) {
+		TAILQ_REMOVE(&f->tsent, s, tlink);
+		rte_pktmbuf_free(s->m);
+		s->m = NULL;
+	}
 	hct_sched_prune(t, f);
 	t->up.peer_lost(t->up_ctx, f->peer);
 }
@@ -367,6 +378,21 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 			/* A new incarnation of that rank: what we had with
 			 * the old one cannot continue. */
 			flow_lost(t, f, "it restarted (new nonce)");
+			return 0;
+		}
+		if (p->length != 0 && p->length != t->net->port->mtu) {
+			/* Answer first, so that the peer learns it too, then
+			 * refuse to establish the flow (hc_init fails). */
+			if (t->mtu_bad_rank1 == 0)
+				HC_LOG(ERR, TRANSPORT, "rank %u has [net] mtu "
+				       "%u, this rank (%u) %u: every rank of "
+				       "a job needs the same MTU", f->peer,
+				       p->length, t->conf.rank,
+				       t->net->port->mtu);
+			t->mtu_bad_rank1 = f->peer + 1;
+			t->mtu_bad_peer_mtu = p->length;
+			if (p->type == HCT_TYPE_HELLO)
+				hct_send_ctrl(t, f, HCT_TYPE_HELLO_ACK);
 			return 0;
 		}
 		f->peer_nonce = p->src_nonce;

@@ -336,6 +336,13 @@ struct hct {
 	struct hct_upcalls up;
 	void *up_ctx;
 	struct hct_stats stats;
+	/** A peer's HELLO told another [net] mtu than ours (C26): that
+	 *  peer's rank + 1 (0: none) and its MTU. Every rank of a job needs
+	 *  one MTU (frames above the smaller one would be lost at its port
+	 *  or a bridge, and ranks would time out instead of failing with a
+	 *  reason): hc_init fails with HC_ERR_CONFIG naming both MTUs. */
+	uint32_t mtu_bad_rank1;
+	uint32_t mtu_bad_peer_mtu;
 };
 
 /** @return 0, -HC_ERR_INVAL (window, MTU too small), -HC_ERR_NOMEM. */

@@ -144,7 +144,9 @@ struct hct_pkt {
 	uint16_t step;          /**< algorithm step */
 	uint16_t credit;        /**< ACK: receiver credit, packets (0: none
 	                         *   advertised) */
-	uint32_t length;        /**< payload bytes (DATA) */
+	uint32_t length;        /**< payload bytes (DATA); HELLO and
+	                         *   HELLO_ACK: the sender's [net] mtu, bytes
+	                         *   (0: not told), checked by the receiver */
 	uint64_t offset;        /**< byte offset of the payload in the
 	                         *   destination buffer (DATA) */
 };

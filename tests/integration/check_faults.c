@@ -337,6 +337,7 @@ suite_c21(void)
 		rc = hc_allreduce(comm, x, x, 1, HC_DTYPE_FLOAT32, HC_OP_SUM);
 		local_verdict("C21 the old communicator refuses new work",
 			      rc == -HC_ERR_ABORTED, hc_strerror(rc));
+		pools_check("C21 the old world", 1);
 		rc = hc_finalize(ctx);
 		local_verdict("C21 hc_finalize of the old instance returns",
 			      rc == 0 || rc == -HC_ERR_TIMEOUT,

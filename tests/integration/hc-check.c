@@ -98,6 +98,18 @@
  *           (HC_ERR_UNSUPPORTED), no DATA; all-gather still works
  *   c05rsv, c05agv: the last rank passes reduce-scatterv / all-gatherv
  *           counts that differ in rank 0's entry
+ *   c26     (memif, MTU 9000) all-reduces around whole 9000-byte frames
+ *           exact; DATA packets carry > HC_CHECK_MIN_PAYLOAD (8000) bytes
+ *   c27     (any [port] burst) quick matrix, 16 MiB, 64 in flight: exact,
+ *           no frame dropped by a full port TX queue
+ *   c28     (tap) 100 packets from one send within 5 ms (best of 20)
+ *   c29     (any [port] rx_desc) barrier and all-reduces up to 4 MiB
+ *   c30     (tiny pools) 8 x 2 MiB all-gathers, rank 0 late: exact or
+ *           HC_ERR_NOMEM, no deadlock
+ *   c33     all-reduce at every power of two 4 B..4 MiB and +-1 element
+ * After fault, c15, c16*, c19, c21-c25, c31*, c26-c30, c33 (and any suite
+ * with HC_CHECK_POOLS=1) main runs the leak check (pools_check in
+ * check_ports.c: the mbuf pools back to their starting in-use count).
  * The last four judge per rank ("PASS name (rank r)"), since the
  * communicator is broken afterwards; the others agree through an
  * all-reduce and only rank 0 prints.
@@ -226,11 +238,19 @@ struct suite {
 	int kind;
 	const char *str;
 	const char *help;	/* one line; the head comment has the detail */
+	/* The leak check after the suite (pools_check): 0 none (unless
+	 * HC_CHECK_POOLS=1), 'a' agreed by every rank, 'l' per rank (the
+	 * communicator is broken by then). */
+	char pools;
 };
 
 #define SUITE(n, f, h) { .name = n, .run = f, .help = h }
 #define SUITE_K(n, f, k, h) { .name = n, .run_kind = f, .kind = k, .help = h }
 #define SUITE_S(n, f, s, h) { .name = n, .run_str = f, .str = s, .help = h }
+/* The same with the leak check p ('a' or 'l'). */
+#define SUITE_P(n, f, p, h) { .name = n, .run = f, .help = h, .pools = p }
+#define SUITE_KP(n, f, k, p, h) { .name = n, .run_kind = f, .kind = k, \
+				  .help = h, .pools = p }
 
 static const struct suite suites[] = {
 	/* check_coll.c */
@@ -261,19 +281,19 @@ static const struct suite suites[] = {
 	SUITE("async2", suite_async2, "64 requests of six kinds, 4 threads"),
 	SUITE("split", suite_split, "hc_comm_split, 2 comms, 4 threads"),
 	/* check_faults.c */
-	SUITE("fault", suite_fault, "quick under HC_FAULT_DROP_DATA_PCT"),
-	SUITE("c22", suite_c22, "C22: 100% loss gives HC_ERR_PEER_LOST"),
-	SUITE("c23", suite_c23, "C23: loss, reorder, duplication"),
-	SUITE("c24", suite_c24, "C24: ACK loss"),
-	SUITE("c25", suite_c25, "C25: drop_last_once"),
-	SUITE_K("c31", suite_c31, 0, "C31: a flap shorter than the timeout"),
-	SUITE_K("c31long", suite_c31, 1, "C31: a flap longer than the timeout"),
+	SUITE_P("fault", suite_fault, 'a', "quick under HC_FAULT_DROP_DATA_PCT"),
+	SUITE_P("c22", suite_c22, 'l', "C22: 100% loss gives HC_ERR_PEER_LOST"),
+	SUITE_P("c23", suite_c23, 'a', "C23: loss, reorder, duplication"),
+	SUITE_P("c24", suite_c24, 'a', "C24: ACK loss"),
+	SUITE_P("c25", suite_c25, 'a', "C25: drop_last_once"),
+	SUITE_KP("c31", suite_c31, 0, 'a', "C31: a flap shorter than the timeout"),
+	SUITE_KP("c31long", suite_c31, 1, 'l', "C31: a flap longer than the timeout"),
 	SUITE("c18", suite_c18, "C18: the last rank starts late"),
-	SUITE("c21", suite_c21, "C21: the last rank killed and restarted"),
-	SUITE("c19", suite_c19, "C19: a transport fault reaches the wait"),
-	SUITE("c15", suite_c15, "C15: the last rank leaves early"),
-	SUITE_K("c16kill", suite_c16, 0, "C16: the last rank SIGKILLed"),
-	SUITE_K("c16stop", suite_c16, 1, "C16: the last rank SIGSTOPped"),
+	SUITE_P("c21", suite_c21, 'a', "C21: the last rank killed and restarted"),
+	SUITE_P("c19", suite_c19, 'l', "C19: a transport fault reaches the wait"),
+	SUITE_P("c15", suite_c15, 'l', "C15: the last rank leaves early"),
+	SUITE_KP("c16kill", suite_c16, 0, 'l', "C16: the last rank SIGKILLed"),
+	SUITE_KP("c16stop", suite_c16, 1, 'l', "C16: the last rank SIGSTOPped"),
 	SUITE_S("c17", suite_c17, "", "C17: the last rank skips an all-reduce"),
 	SUITE_S("c17bcast", suite_c17, "bcast", "C17: ... a broadcast"),
 	SUITE_S("c17reduce", suite_c17, "reduce", "C17: ... a reduce to it"),
@@ -286,6 +306,13 @@ static const struct suite suites[] = {
 	SUITE_S("c05reduce", suite_c05, "reduce", "C05: reduce, another root"),
 	SUITE_S("c05rsv", suite_c05, "rsv", "C05: reduce-scatterv counts"),
 	SUITE_S("c05agv", suite_c05, "agv", "C05: all-gatherv counts"),
+	/* check_ports.c */
+	SUITE_P("c26", suite_c26, 'a', "C26: jumbo frames, exact"),
+	SUITE_P("c27", suite_c27, 'a', "C27: the [port] burst set, exact"),
+	SUITE_P("c28", suite_c28, 'a', "C28: 100 packets within 5 ms"),
+	SUITE_P("c29", suite_c29, 'a', "C29: the [port] rx_desc set works"),
+	SUITE("c30", suite_c30, "C30: all-gather with a tiny pool"),
+	SUITE_P("c33", suite_c33, 'a', "C33: 4 B..4 MiB, powers of 2 +-1"),
 };
 
 /* The suite named name, or NULL. */
@@ -366,6 +393,11 @@ main(int argc, char **argv)
 	} else {
 		s->run_str(s->str);
 	}
+	/* The leak check, once the suite's collectives are over (issue 10:
+	 * every case that injects a fault; pools_check says when). */
+	if (s != NULL && ctx != NULL &&
+	    (s->pools != 0 || env_int("HC_CHECK_POOLS") == 1))
+		pools_check(s->name, s->pools == 'l');
 	if (rank == 0)
 		printf("hc-check %s: %d passed, %d failed\n", suite,
 		       cases - failures, failures);

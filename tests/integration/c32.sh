@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# c32.sh: field case C32 (shared/cases/CASES.md), several ranks on one
+# host, run by tests/run. Needs root (hc-launch).
+#  1. What hc-launch generates is distinct per rank: DPDK file prefixes
+#     (from the EAL arguments the ranks get), tap names, IPs and MACs
+#     (--config-only, tap), memif sockets (--config-only, memif: one socket
+#     per pair of ranks, one server and one client on it). Pool names are
+#     the stack's: hc_r<rank>_<pid>[_<port>] (stack/engine/engine.c), one
+#     DPDK instance per rank, so they cannot meet across ranks.
+#  2. Collisions give a clear error naming the resource:
+#     a. two ranks with one file prefix: the second's EAL refuses, naming
+#        /var/run/dpdk/<prefix>/config;
+#     b. two ranks given the same memif socket and id (rank 2 dials rank
+#        0's link to rank 1): one client gets the link, and the port left
+#        without its peer (the losing client on l0-1, or rank 1's server
+#        on l1-2, whose client went elsewhere) logs its devargs, socket
+#        path included, and that another process may hold the socket and
+#        id; hc_init fails with HC_ERR_LINK_DOWN.
+# Every hc-launch removes its namespace, folder and prefixes itself.
+set -uo pipefail
+root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+bin=$root/build/bin
+work=$(mktemp -d /tmp/hc-c32.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+bad=0
+ok() { echo "ok: $*"; }
+no() { echo "FAIL: $*"; bad=1; }
+
+# 1. generated names
+"$bin/hc-launch" -n 4 --config-only "$work/tap" || no "config-only tap"
+n=$(grep -oE 'iface=hct[0-9]+' "$work/tap/hc.ini" | sort -u | wc -l)
+[ "$n" = 4 ] && ok "4 distinct tap names" || no "$n distinct tap names of 4"
+for k in ip mac; do
+	n=$(grep -E "^$k = " "$work/tap/hc.ini" | sort -u | wc -l)
+	[ "$n" = 4 ] && ok "4 distinct ${k}s" || no "$n distinct ${k}s of 4"
+done
+"$bin/hc-launch" -n 4 --pmd memif --config-only "$work/memif" ||
+	no "config-only memif"
+socks=$(grep -oE 'socket=[^,]+' "$work/memif/hc.ini" | sort | uniq -c)
+n=$(echo "$socks" | wc -l)
+[ "$n" = 6 ] && ok "6 memif sockets for 6 links" || no "$n memif sockets, want 6"
+echo "$socks" | awk '$1 != 2 { exit 1 }' && ok "every socket used by 2 ranks" ||
+	no "a socket not used by exactly 2 ranks: $socks"
+n=$(grep -oE 'role=server,id=0,socket=[^,]+' "$work/memif/hc.ini" | sort | uniq -d | wc -l)
+[ "$n" = 0 ] && ok "one server per socket" || no "$n sockets with 2 servers"
+cat >"$work/args.sh" <<'EOS'
+#!/bin/sh
+echo "prefix $(echo "$@" | grep -oE -- '--file-prefix [^ ]+' | cut -d' ' -f2)"
+EOS
+chmod +x "$work/args.sh"
+"$bin/hc-launch" -n 3 "$work/args.sh" >"$work/args.out" 2>&1 || no "args run"
+n=$(grep -oE 'prefix hc[0-9]+r[0-9]+' "$work/args.out" | sort -u | wc -l)
+[ "$n" = 3 ] && ok "3 distinct file prefixes" ||
+	no "$n distinct file prefixes of 3: $(cat "$work/args.out")"
+
+# 2a. one file prefix for two ranks: rank r gets rank 0's.
+cat >"$work/prefix.sh" <<'EOS'
+#!/usr/bin/env bash
+a=()
+for x in "$@"; do
+	[[ $x =~ ^hc[0-9]+r[0-9]+$ ]] && x=${x%r*}r0
+	a+=("$x")
+done
+[[ $HC_RANK != 0 ]] && sleep 2	# rank 0 holds the prefix first
+exec "$HC_C32_PROG" "${a[@]}"
+EOS
+chmod +x "$work/prefix.sh"
+HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=2 \
+	"$bin/hc-launch" -n 2 "$work/prefix.sh" -s quick >"$work/prefix.out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] &&
+	grep -qE "^\[1\] .*Cannot create lock on '/var/run/dpdk/hc[0-9]+r0/config'" "$work/prefix.out"; then
+	ok "a shared file prefix: the second rank's EAL names /var/run/dpdk/<prefix>/config"
+else
+	no "shared prefix: exit $rc: $(tail -5 "$work/prefix.out")"
+fi
+
+# 2b. ranks 1 and 2 on one memif socket and id: rank 2's port to rank 1
+# names l0-1.sock (rank 0's link to rank 1) instead of l1-2.sock.
+cat >"$work/memif.sh" <<'EOS'
+#!/usr/bin/env bash
+if [[ $HC_RANK == 2 ]]; then
+	sed -E 's|/l1-2\.sock|/l0-1.sock|' "$HC_CONFIG" >"$HC_CONFIG.c32"
+	export HC_CONFIG=$HC_CONFIG.c32
+fi
+exec "$HC_C32_PROG" "$@"
+EOS
+chmod +x "$work/memif.sh"
+HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=5 \
+	"$bin/hc-launch" -n 3 --pmd memif "$work/memif.sh" -s quick \
+	>"$work/memif.out" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] &&
+	grep -qE "port 'net_memif[0-9],role=[a-z]+,id=0,socket=[^,]*/l(0-1|1-2)\.sock,.*another process holds the same socket and id" "$work/memif.out"; then
+	ok "two clients on one memif socket and id: a port left without its peer names its socket: $(grep -oE "socket=[^,]*/l(0-1|1-2)\.sock" "$work/memif.out" | head -1)"
+else
+	no "shared memif socket: exit $rc: $(grep -v PASS "$work/memif.out" | tail -8)"
+fi
+exit $bad
