@@ -178,6 +178,15 @@ test_host_file(void)
 	CU_ASSERT_EQUAL(hc_config_host_rank(&cfg, 6, 4, 4), -HC_ERR_CONFIG);
 	hc_config_free(&cfg);
 	unlink(hosts_path);
+	/* the shipped example */
+	CU_ASSERT_EQUAL_FATAL(hc_config_load(HC_SOURCE_ROOT
+		"/config/host-example.ini", &cfg), 0);
+	CU_ASSERT_TRUE(cfg.host_file);
+	CU_ASSERT_EQUAL(cfg.init_timeout_ms, 10000);
+	CU_ASSERT_EQUAL(hc_config_host_rank(&cfg, 2, 1, 1), 0);
+	CU_ASSERT_EQUAL(cfg.ranks[1].ip, 0xc6120002u);
+	CU_ASSERT_STRING_EQUAL(cfg.ranks[1].port, "net_tap0,iface=hct1");
+	hc_config_free(&cfg);
 	/* [rank.N] and [local.N] in one file */
 	CU_ASSERT_FATAL(write_hosts(HOSTS "[rank.0]\nip = 198.18.0.9\n") == 0);
 	CU_ASSERT_EQUAL(hc_config_load(hosts_path, &cfg), -HC_ERR_CONFIG);
