@@ -196,7 +196,7 @@ test_host_file(void)
 /* One rank of the threaded rendezvous. */
 struct boot_rank {
 	pthread_t t;
-	uint32_t rank, local, world;
+	uint32_t rank, local, world, timeout_ms;
 	struct hc_config cfg;
 	int rc;
 };
@@ -206,7 +206,8 @@ boot_thread(void *arg)
 {
 	struct boot_rank *b = arg;
 
-	b->rc = hc_boot_rendezvous(&b->cfg, b->rank, b->local, b->world, 4000);
+	b->rc = hc_boot_rendezvous(&b->cfg, b->rank, b->local, b->world,
+				   b->timeout_ms);
 	return NULL;
 }
 
@@ -227,37 +228,46 @@ free_port(void)
 	return port;
 }
 
-/* 4 ranks as threads; worlds[r] is rank r's world size, locals[r] its
- * local rank. Fills b[] with each rank's result. */
+/* Threads b[first..end-1]: b[i] is rank ranks[i] (i when ranks is NULL) with
+ * world size worlds[i] and local rank locals[i]; each result in b[i]. */
 static void
-run_boot(struct boot_rank b[4], const uint32_t worlds[4],
-	 const uint32_t locals[4])
+run_boot_from(struct boot_rank b[4], const uint32_t worlds[4],
+	      const uint32_t locals[4], const uint32_t *ranks, uint32_t first,
+	      uint32_t end, uint32_t timeout_ms)
 {
 	char port[16];
-	uint32_t r;
+	uint32_t i;
 
 	snprintf(port, sizeof(port), "%d", free_port());
 	setenv("HC_MASTER_ADDR", "127.0.0.1", 1);
 	setenv("HC_MASTER_PORT", port, 1);
 	CU_ASSERT_FATAL(write_hosts(HOSTS) == 0);
-	for (r = 0; r < 4; r++) {
-		memset(&b[r], 0, sizeof(b[r]));
-		b[r].rank = r;
-		b[r].local = locals[r];
-		b[r].world = worlds[r];
-		CU_ASSERT_FATAL(hc_config_load(hosts_path, &b[r].cfg) == 0);
-		if (r < worlds[r])
-			CU_ASSERT_FATAL(hc_config_host_rank(&b[r].cfg, worlds[r],
-							    r, locals[r]) == 0);
+	for (i = 0; i < 4; i++) {
+		memset(&b[i], 0, sizeof(b[i]));
+		b[i].rank = ranks != NULL ? ranks[i] : i;
+		b[i].local = locals[i];
+		b[i].world = worlds[i];
+		b[i].timeout_ms = timeout_ms;
+		CU_ASSERT_FATAL(hc_config_load(hosts_path, &b[i].cfg) == 0);
+		if (b[i].rank < worlds[i])
+			CU_ASSERT_FATAL(hc_config_host_rank(&b[i].cfg, worlds[i],
+					b[i].rank, locals[i]) == 0);
 	}
 	unlink(hosts_path);
-	for (r = 0; r < 4; r++)
-		CU_ASSERT_FATAL(pthread_create(&b[r].t, NULL, boot_thread,
-					       &b[r]) == 0);
-	for (r = 0; r < 4; r++)
-		pthread_join(b[r].t, NULL);
+	for (i = first; i < end; i++)
+		CU_ASSERT_FATAL(pthread_create(&b[i].t, NULL, boot_thread,
+					       &b[i]) == 0);
+	for (i = first; i < end; i++)
+		pthread_join(b[i].t, NULL);
 	unsetenv("HC_MASTER_ADDR");
 	unsetenv("HC_MASTER_PORT");
+}
+
+static void
+run_boot(struct boot_rank b[4], const uint32_t worlds[4],
+	 const uint32_t locals[4])
+{
+	run_boot_from(b, worlds, locals, NULL, 0, 4, 4000);
 }
 
 static void
@@ -294,6 +304,7 @@ test_rendezvous_errors(void)
 	static const uint32_t same[4] = { 4, 4, 4, 4 };
 	static const uint32_t l_ok[4] = { 0, 1, 2, 3 };
 	static const uint32_t l_dup[4] = { 0, 1, 1, 3 };
+	static const uint32_t dup_rank[4] = { 0, 1, 2, 2 };
 	struct boot_rank b[4];
 	uint32_t r;
 
@@ -310,6 +321,26 @@ test_rendezvous_errors(void)
 	run_boot(b, same, l_dup); /* ranks 1 and 2 on one IP */
 	for (r = 0; r < 4; r++) {
 		CU_ASSERT_EQUAL(b[r].rc, -HC_ERR_ADDR_IN_USE);
+		hc_config_free(&b[r].cfg);
+	}
+	/* two processes claim rank 2 (on their own local ranks) */
+	run_boot_from(b, same, l_ok, dup_rank, 0, 4, 4000);
+	for (r = 0; r < 4; r++) {
+		CU_ASSERT_EQUAL(b[r].rc, -HC_ERR_ADDR_IN_USE);
+		hc_config_free(&b[r].cfg);
+	}
+	/* rank 0 missing: nobody listens; ranks 1..3 time out */
+	run_boot_from(b, same, l_ok, NULL, 1, 4, 1000);
+	for (r = 0; r < 4; r++) {
+		if (r > 0)
+			CU_ASSERT_EQUAL(b[r].rc, -HC_ERR_INIT_TIMEOUT);
+		hc_config_free(&b[r].cfg);
+	}
+	/* rank 3 missing: rank 0's verdict names it to ranks 1 and 2 */
+	run_boot_from(b, same, l_ok, NULL, 0, 3, 1000);
+	for (r = 0; r < 4; r++) {
+		if (r < 3)
+			CU_ASSERT_EQUAL(b[r].rc, -HC_ERR_INIT_TIMEOUT);
 		hc_config_free(&b[r].cfg);
 	}
 }
