@@ -523,7 +523,13 @@ serve(struct hc_config *cfg, uint32_t world, const char *where,
 				.events = POLLIN };
 		if (poll(pf, n, left_ms(verdict_at)) < 0 && errno != EINTR)
 			break;
-		if ((pf[0].revents & POLLIN) != 0 && nc < maxc) {
+		if ((pf[0].revents & POLLIN) != 0 && nc == maxc) {
+			/* more connections than ranks: refuse the extra */
+			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (fd >= 0)
+				close(fd);
+		} else if ((pf[0].revents & POLLIN) != 0) {
 			uint8_t g[GREET_LEN], *p;
 			int fd = accept4(lfd, NULL, NULL,
 					 SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -690,9 +696,12 @@ join(struct hc_config *cfg, uint32_t rank, uint32_t local, uint32_t world,
 			break;
 		connected = 1;
 		rc = read_all(fd, g, sizeof(g), deadline);
-		if (rc == -2) { /* closed at once: a dying listener; retry */
+		if (rc == -2) { /* closed at once: a listener going away */
+			struct timespec pause = { 0, 50 * 1000 * 1000 };
+
 			close(fd);
 			connected = 2;
+			nanosleep(&pause, NULL);
 			continue;
 		}
 		if (rc != 0 || check_hdr(g, KIND_GREET) != 0) {

@@ -30,6 +30,7 @@ cleanup() {
 	if [ -n "${HC_TEST_KEEP_LOGS:-}" ]; then echo "logs kept in $log"; else rm -rf -- "$log"; fi
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT	# so that cleanup runs
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
