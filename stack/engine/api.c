@@ -17,6 +17,9 @@ static const char *const errors[HC_ERR__MAX] = {
 	[HC_ERR_ABORTED] = "communicator aborted by an earlier error",
 	[HC_ERR_UNSUPPORTED] = "unsupported",
 	[HC_ERR_INTERNAL] = "internal error",
+	[HC_ERR_WORLD_SIZE] = "ranks disagree on the world size",
+	[HC_ERR_ADDR_IN_USE] = "address in use: rendezvous port taken, or two "
+		"ranks claim the same rank, IP or MAC",
 };
 
 const char *

@@ -195,11 +195,12 @@ port_key(const char *key)
 }
 
 /* [rank.X] must name a rank: X a canonical decimal below world_size
- * ("rank.01" or "rank.0x1" would be a second name for a rank). */
+ * ("rank.01" or "rank.0x1" would be a second name for a rank); [local.X]
+ * of a host file likewise a local rank below HC_MAX_RANKS. */
 static int
 check_rank_name(struct hc_config *cfg, const char *sec)
 {
-	const char *x = sec + 5;
+	const char *x = strchr(sec, '.') + 1;
 	uint64_t r;
 
 	if ((x[0] == '0' && x[1] != '\0') || hc_cfg_parse_u64(x, 0, UINT32_MAX, &r)) {
@@ -234,11 +235,19 @@ check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 	rte_cfgfile_sections(file, ptrs, nsec);
 	for (s = 0; s < nsec; s++) {
 		const char *sec = names[s];
-		int is_rank = strncmp(sec, "rank.", 5) == 0;
+		int is_rank = strncmp(sec, cfg->host_file ? "local." : "rank.",
+				      cfg->host_file ? 6 : 5) == 0;
 		int nent = rte_cfgfile_section_num_entries(file, sec);
 		struct rte_cfgfile_entry *ent;
 
 		if (is_rank && check_rank_name(cfg, sec) != 0) {
+			bad++;
+			continue;
+		}
+		if (strncmp(sec, cfg->host_file ? "rank." : "local.",
+			    cfg->host_file ? 5 : 6) == 0) {
+			CFG_ERR(cfg, sec, NULL, "a cluster file has [rank.N] "
+				"sections, a host file [local.N]; not both");
 			bad++;
 			continue;
 		}
@@ -302,7 +311,9 @@ load_keys(struct hc_config *cfg, struct rte_cfgfile *file)
 				v = rte_cfgfile_get_entry(file, k->section,
 							  k->name);
 			if (v == NULL) {
-				if (k->required) {
+				/* A host file's [job] comes from the
+				 * rendezvous (bootstrap.h). */
+				if (k->required && !cfg->host_file) {
 					CFG_ERR(cfg, k->section, k->name,
 						"missing");
 					bad++;
@@ -570,10 +581,64 @@ check_routes(struct hc_config *cfg)
 	return bad;
 }
 
+/* One [rank.N] (or a host file's [local.L]) section into rc; r is the
+ * rank (the default group). Returns the number of problems. */
+static int
+load_rank_section(struct hc_config *cfg, struct rte_cfgfile *file,
+		  const char *sec, uint32_t r, struct hc_rank_conf *rc)
+{
+	struct in_addr a;
+	const char *v;
+	uint64_t x;
+	int bad = 0;
+
+	v = rte_cfgfile_get_entry(file, sec, "ip");
+	if (v == NULL || inet_pton(AF_INET, v, &a) != 1) {
+		CFG_ERR(cfg, sec, "ip", "'%s' is not an IPv4 address",
+			v != NULL ? v : "(missing)");
+		bad++;
+	} else {
+		rc->ip = ntohl(a.s_addr);
+		if (rc->ip == 0 || (rc->ip >> 28) >= 14 ||
+		    (rc->ip >> 24) == 127) {
+			CFG_ERR(cfg, sec, "ip", "'%s' is not a unicast "
+				"host address", v);
+			bad++;
+		}
+	}
+	v = rte_cfgfile_get_entry(file, sec, "mac");
+	if (v != NULL) {
+		if (parse_mac(v, &rc->mac) != 0) {
+			CFG_ERR(cfg, sec, "mac", "'%s' is not a MAC "
+				"address xx:xx:xx:xx:xx:xx", v);
+			bad++;
+		} else if (!rte_is_valid_assigned_ether_addr(&rc->mac)) {
+			CFG_ERR(cfg, sec, "mac", "'%s' is zero, broadcast "
+				"or multicast", v);
+			bad++;
+		} else {
+			rc->has_mac = true;
+		}
+	}
+	rc->group = r;
+	v = rte_cfgfile_get_entry(file, sec, "group");
+	if (v != NULL) {
+		if (hc_cfg_parse_u64(v, 0, HC_GROUP_MAX, &x) != 0) {
+			CFG_ERR(cfg, sec, "group", "'%s' is not an "
+				"integer in 0..%u", v, HC_GROUP_MAX);
+			bad++;
+		} else {
+			rc->group = (uint32_t)x;
+		}
+	}
+	bad += load_ports(cfg, file, sec, rc);
+	bad += load_routes(cfg, file, sec, rc);
+	return bad;
+}
+
 static int
 load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 {
-	uint64_t x;
 	uint32_t r, q;
 	int bad = 0;
 	char sec[32], ipbuf[16];
@@ -582,10 +647,6 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 	if (cfg->ranks == NULL)
 		return 1;
 	for (r = 0; r < cfg->world_size; r++) {
-		struct hc_rank_conf *rc = &cfg->ranks[r];
-		struct in_addr a;
-		const char *v;
-
 		snprintf(sec, sizeof(sec), "rank.%u", r);
 		if (!rte_cfgfile_has_section(file, sec)) {
 			HC_LOG(ERR, CORE, "%s: section [%s] missing (world_size %u)",
@@ -593,47 +654,7 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 			bad++;
 			continue;
 		}
-		v = rte_cfgfile_get_entry(file, sec, "ip");
-		if (v == NULL || inet_pton(AF_INET, v, &a) != 1) {
-			CFG_ERR(cfg, sec, "ip", "'%s' is not an IPv4 address",
-				v != NULL ? v : "(missing)");
-			bad++;
-		} else {
-			rc->ip = ntohl(a.s_addr);
-			if (rc->ip == 0 || (rc->ip >> 28) >= 14 ||
-			    (rc->ip >> 24) == 127) {
-				CFG_ERR(cfg, sec, "ip", "'%s' is not a unicast "
-					"host address", v);
-				bad++;
-			}
-		}
-		v = rte_cfgfile_get_entry(file, sec, "mac");
-		if (v != NULL) {
-			if (parse_mac(v, &rc->mac) != 0) {
-				CFG_ERR(cfg, sec, "mac", "'%s' is not a MAC "
-					"address xx:xx:xx:xx:xx:xx", v);
-				bad++;
-			} else if (!rte_is_valid_assigned_ether_addr(&rc->mac)) {
-				CFG_ERR(cfg, sec, "mac", "'%s' is zero, broadcast "
-					"or multicast", v);
-				bad++;
-			} else {
-				rc->has_mac = true;
-			}
-		}
-		rc->group = r;
-		v = rte_cfgfile_get_entry(file, sec, "group");
-		if (v != NULL) {
-			if (hc_cfg_parse_u64(v, 0, HC_GROUP_MAX, &x) != 0) {
-				CFG_ERR(cfg, sec, "group", "'%s' is not an "
-					"integer in 0..%u", v, HC_GROUP_MAX);
-				bad++;
-			} else {
-				rc->group = (uint32_t)x;
-			}
-		}
-		bad += load_ports(cfg, file, sec, rc);
-		bad += load_routes(cfg, file, sec, rc);
+		bad += load_rank_section(cfg, file, sec, r, &cfg->ranks[r]);
 	}
 	if (bad)
 		return bad;
@@ -659,6 +680,72 @@ load_ranks(struct hc_config *cfg, struct rte_cfgfile *file)
 	return bad;
 }
 
+/* A host file: some section is [local.N]. */
+static bool
+has_local_sections(struct rte_cfgfile *file)
+{
+	int nsec = rte_cfgfile_num_sections(file, "local.", 6);
+
+	return nsec > 0;
+}
+
+int
+hc_config_host_rank(struct hc_config *cfg, uint32_t world_size,
+		    uint32_t rank, uint32_t local_rank)
+{
+	struct rte_cfgfile *file;
+	char sec[32];
+	int bad;
+
+	if (!cfg->host_file || world_size == 0 || world_size > HC_MAX_RANKS ||
+	    rank >= world_size)
+		return -HC_ERR_INVAL;
+	cfg->world_size = world_size;
+	free(cfg->ranks);
+	cfg->ranks = calloc(world_size, sizeof(*cfg->ranks));
+	if (cfg->ranks == NULL)
+		return -HC_ERR_NOMEM;
+	file = rte_cfgfile_load(cfg->path, 0);
+	if (file == NULL) {
+		HC_LOG(ERR, CORE, "%s: cannot read or parse the INI file",
+		       cfg->path);
+		return -HC_ERR_CONFIG;
+	}
+	snprintf(sec, sizeof(sec), "local.%u", local_rank);
+	if (!rte_cfgfile_has_section(file, sec)) {
+		HC_LOG(ERR, CORE, "%s: no section [%s] for local rank %u of "
+		       "rank %u", cfg->path, sec, local_rank, rank);
+		rte_cfgfile_close(file);
+		return -HC_ERR_CONFIG;
+	}
+	bad = load_rank_section(cfg, file, sec, rank, &cfg->ranks[rank]);
+	rte_cfgfile_close(file);
+	return bad != 0 ? -HC_ERR_CONFIG : 0;
+}
+
+int
+hc_config_host_check(const struct hc_config *cfg, uint32_t rank)
+{
+	const struct hc_rank_conf *me = &cfg->ranks[rank];
+	struct hc_route rt;
+	char ipbuf[16];
+	uint32_t q;
+	int bad = 0;
+
+	if (me->nports == 1 && me->nroutes == 0)
+		return 0;
+	for (q = 0; q < cfg->world_size; q++) {
+		if (q == rank || hc_config_route(cfg, rank, q, &rt) == 0)
+			continue;
+		HC_LOG(ERR, CORE, "%s: rank %u: no route reaches rank %u (%s): "
+		       "add route.%u = portK or a prefix route", cfg->path,
+		       rank, q, hc_ip_str(cfg->ranks[q].ip, ipbuf,
+					  sizeof(ipbuf)), q);
+		bad++;
+	}
+	return bad != 0 ? -HC_ERR_CONFIG : 0;
+}
+
 int
 hc_config_load(const char *path, struct hc_config *cfg)
 {
@@ -677,10 +764,11 @@ hc_config_load(const char *path, struct hc_config *cfg)
 		HC_LOG(ERR, CORE, "%s: cannot read or parse the INI file", path);
 		return -HC_ERR_CONFIG;
 	}
+	cfg->host_file = has_local_sections(file);
 	defaults(cfg);
 	bad = load_keys(cfg, file);
 	bad += check_names(cfg, file);
-	if (bad == 0)
+	if (bad == 0 && !cfg->host_file)
 		bad += load_ranks(cfg, file);
 	if (bad == 0)
 		bad += check_tables(cfg);
@@ -742,6 +830,8 @@ int
 hc_config_copy(struct hc_config *dst, const struct hc_config *src)
 {
 	*dst = *src;
+	if (src->ranks == NULL)
+		return 0; /* a host file before hc_config_host_rank */
 	dst->ranks = malloc(src->world_size * sizeof(*dst->ranks));
 	if (dst->ranks == NULL)
 		return -HC_ERR_NOMEM;

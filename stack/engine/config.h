@@ -96,7 +96,12 @@ struct hc_config {
 	                             *   world_size, peer_ip, nonce, always_on
 	                             *   unset */
 	struct hc_coll_conf coll;   /**< [coll] */
-	struct hc_rank_conf *ranks; /**< world_size entries */
+	struct hc_rank_conf *ranks; /**< world_size entries; NULL for a host
+	                             *   file until hc_config_host_rank */
+	/** A host file (bootstrap.h): [local.N] sections for this host's
+	 *  ranks only, [job] id and world_size optional; the other ranks'
+	 *  addresses come from the rendezvous. */
+	bool host_file;
 };
 
 /** A layer's key table and where the layer's struct lies in hc_config. */
@@ -118,6 +123,26 @@ const struct hc_config_table *hc_config_tables(unsigned int *n);
  *         "PATH:LINE: [section] key: what is wrong".
  */
 int hc_config_load(const char *path, struct hc_config *cfg);
+
+/**
+ * Host file (cfg->host_file): set world_size, allocate the rank table
+ * (zeroed) and load section [local.<local_rank>] (the keys of [rank.N]:
+ * ip, mac, group, port/portK, route.*) into ranks[rank]; the default group
+ * is `rank`. The other entries are the rendezvous' to fill.
+ * @return 0, -HC_ERR_INVAL (not a host file, world_size 0 or above
+ *         HC_MAX_RANKS, rank >= world_size), -HC_ERR_NOMEM, -HC_ERR_CONFIG
+ *         (no such section, or a bad key in it, logged as for
+ *         hc_config_load).
+ */
+int hc_config_host_rank(struct hc_config *cfg, uint32_t world_size,
+			uint32_t rank, uint32_t local_rank);
+
+/**
+ * Host file, once every rank's ip is known: rank's ports and routes reach
+ * every peer (the check hc_config_load makes for a cluster file).
+ * @return 0 or -HC_ERR_CONFIG (each unreachable peer logged).
+ */
+int hc_config_host_check(const struct hc_config *cfg, uint32_t rank);
 
 /** Ranks the address scheme of hc_addr_of_rank() can number. */
 #define HC_ADDR_RANKS 64000

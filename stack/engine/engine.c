@@ -18,6 +18,7 @@
 
 #include "hypercomm.h"
 #include "hypercomm_fault.h"
+#include "bootstrap.h"
 #include "engine.h"
 #include "log.h"
 
@@ -225,31 +226,6 @@ pick_engine_lcore(int progress)
 	if (lcore >= RTE_MAX_LCORE || rte_eal_get_lcore_state(lcore) != WAIT)
 		return RTE_MAX_LCORE;
 	return lcore;
-}
-
-static int
-env_rank(void)
-{
-	static const char *const names[] = { "HC_RANK", "RANK",
-		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
-	size_t i;
-
-	for (i = 0; i < RTE_DIM(names); i++) {
-		const char *v = getenv(names[i]);
-		char *end;
-		long r;
-
-		if (v == NULL || *v == '\0')
-			continue;
-		r = strtol(v, &end, 10);
-		if (*end != '\0' || r < 0 || r >= HC_MAX_RANKS) {
-			HC_LOG(ERR, CORE, "%s='%s' is not a rank", names[i], v);
-			return -1;
-		}
-		return (int)r;
-	}
-	HC_LOG(ERR, CORE, "no rank: set HC_RANK (or pass --rank)");
-	return -1;
 }
 
 void
@@ -603,6 +579,105 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 	return -HC_ERR_INIT_TIMEOUT;
 }
 
+/* Who this rank is, for a cluster file: rank from params or the
+ * environment, world size from the file; a world size given elsewhere
+ * must agree with it. */
+static int
+cluster_identity(const struct hc_init_params *params,
+		 const struct hc_config *cfg, int *rank)
+{
+	struct hc_boot_id id;
+	const char *src;
+	int rc, w;
+
+	rc = hc_boot_identity(params, 0, &id);
+	if (rc != 0)
+		return rc;
+	if (id.rank < 0) {
+		HC_LOG(ERR, CORE, "no rank: set HC_RANK (or RANK, SLURM_PROCID, "
+		       "OMPI_COMM_WORLD_RANK, PMI_RANK), or "
+		       "hc_init_params.rank");
+		return -HC_ERR_INVAL;
+	}
+	if (params->world_size > 0 &&
+	    (uint32_t)params->world_size != cfg->world_size) {
+		HC_LOG(ERR, CORE, "%s: world_size %u, but this rank was started "
+		       "for %d ranks (hc_init_params.world_size)", cfg->path,
+		       cfg->world_size, params->world_size);
+		return -HC_ERR_WORLD_SIZE;
+	}
+	w = hc_boot_env_world(&src);
+	if (w < 0)
+		return -HC_ERR_INVAL;
+	if (params->world_size <= 0 && w > 0 && (uint32_t)w != cfg->world_size) {
+		HC_LOG(ERR, CORE, "%s: world_size %u, but %s=%d", cfg->path,
+		       cfg->world_size, src, w);
+		return -HC_ERR_WORLD_SIZE;
+	}
+	if ((uint32_t)id.rank >= cfg->world_size) {
+		HC_LOG(ERR, CORE, "rank %d (%s) is not below world_size %u",
+		       id.rank, id.rank_src, cfg->world_size);
+		return -HC_ERR_INVAL;
+	}
+	*rank = id.rank;
+	return 0;
+}
+
+/* Who this rank is, for a host file (README "Launchers"), then the
+ * rendezvous that fills the other ranks' entries. */
+static int
+host_bootstrap(const struct hc_init_params *params, struct hc_config *cfg,
+	       int *rank)
+{
+	struct hc_boot_id id;
+	int rc;
+
+	rc = hc_boot_identity(params, cfg->world_size, &id);
+	if (rc != 0)
+		return rc;
+	if (id.rank < 0 || id.world_size <= 0) {
+		HC_LOG(ERR, CORE, "%s is a host file: no %s (set HC_RANK and "
+		       "HC_WORLD_SIZE, or start under torchrun, srun, mpirun)",
+		       cfg->path, id.rank < 0 ? "rank" : "world size");
+		return -HC_ERR_INVAL;
+	}
+	if (id.local_rank < 0) {
+		if (id.world_size > 1) {
+			HC_LOG(ERR, CORE, "%s is a host file: no local rank "
+			       "(set HC_LOCAL_RANK)", cfg->path);
+			return -HC_ERR_INVAL;
+		}
+		id.local_rank = 0;
+		id.local_src = "(a world of one)";
+	}
+	HC_LOG(INFO, CORE, "rank %d (%s) of %d (%s), local rank %d (%s)",
+	       id.rank, id.rank_src, id.world_size, id.world_src,
+	       id.local_rank, id.local_src);
+	if (id.rank >= id.world_size) {
+		/* Tell rank 0, so that every rank fails alike. */
+		HC_LOG(ERR, CORE, "rank %d (%s) is not below world size %d (%s)",
+		       id.rank, id.rank_src, id.world_size, id.world_src);
+		rc = hc_boot_rendezvous(cfg, (uint32_t)id.rank,
+					(uint32_t)id.local_rank,
+					(uint32_t)id.world_size,
+					cfg->init_timeout_ms);
+		return rc != 0 ? rc : -HC_ERR_WORLD_SIZE;
+	}
+	rc = hc_config_host_rank(cfg, (uint32_t)id.world_size,
+				 (uint32_t)id.rank, (uint32_t)id.local_rank);
+	if (rc == 0 && id.world_size > 1)
+		rc = hc_boot_rendezvous(cfg, (uint32_t)id.rank,
+					(uint32_t)id.local_rank,
+					(uint32_t)id.world_size,
+					cfg->init_timeout_ms);
+	if (rc == 0)
+		rc = hc_config_host_check(cfg, (uint32_t)id.rank);
+	if (rc == 0 && cfg->job_id == 0)
+		cfg->job_id = 1; /* a world of one */
+	*rank = id.rank;
+	return rc;
+}
+
 int
 hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 {
@@ -610,7 +685,7 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	struct hc_ctx *ctx;
 	const char *path;
 	uint64_t deadline;
-	int rank, rc;
+	int rank = -1, rc;
 	uint32_t i;
 
 	if (out == NULL)
@@ -618,34 +693,24 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	*out = NULL;
 	if (params == NULL)
 		params = &def;
-	rank = params->rank >= 0 ? params->rank : env_rank();
-	if (rank < 0)
-		return -HC_ERR_INVAL;
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL)
 		return -HC_ERR_NOMEM;
 	path = params->config_path != NULL ? params->config_path
 					   : getenv("HC_CONFIG");
+	hc_clock_init_tsc(&ctx->clk);
 	rc = hc_config_load(path, &ctx->cfg);
 	if (rc != 0)
 		goto fail;
-	if (params->world_size > 0 &&
-	    (uint32_t)params->world_size != ctx->cfg.world_size) {
-		HC_LOG(ERR, CORE, "%s: world_size %u, but this rank was started "
-		       "for %d ranks", ctx->cfg.path, ctx->cfg.world_size,
-		       params->world_size);
-		rc = -HC_ERR_CONFIG;
-		goto fail;
-	}
-	if ((uint32_t)rank >= ctx->cfg.world_size) {
-		HC_LOG(ERR, CORE, "rank %d is not below world_size %u", rank,
-		       ctx->cfg.world_size);
-		rc = -HC_ERR_INVAL;
-		goto fail;
-	}
-	hc_clock_init_tsc(&ctx->clk);
+	/* The rendezvous counts into init_timeout_ms as well. */
 	deadline = hc_clock_now(&ctx->clk) +
 		   ctx->cfg.init_timeout_ms * HC_NS_PER_MS;
+	if (ctx->cfg.host_file)
+		rc = host_bootstrap(params, &ctx->cfg, &rank);
+	else
+		rc = cluster_identity(params, &ctx->cfg, &rank);
+	if (rc != 0)
+		goto fail;
 	hc_ctx_prepare(ctx, (uint32_t)rank, pick_engine_lcore(params->progress));
 	rc = open_dpdk_port(ctx);
 	if (rc == 0)

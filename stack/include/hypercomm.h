@@ -60,6 +60,15 @@ enum hc_error {
 	                          *   mismatch, timeout); it accepts no new work */
 	HC_ERR_UNSUPPORTED = 11, /**< valid request this version cannot serve */
 	HC_ERR_INTERNAL = 12,    /**< a bug: an invariant of the stack broke */
+	HC_ERR_WORLD_SIZE = 13,  /**< ranks disagree on the world size: a rank
+	                          *   of the rendezvous (or hc_init_params,
+	                          *   the cluster file, HC_WORLD_SIZE...) says
+	                          *   another size, or a rank number is not
+	                          *   below it; the log names rank and source */
+	HC_ERR_ADDR_IN_USE = 14, /**< a clash at bring-up: the rendezvous port
+	                          *   MASTER_ADDR:PORT is held by another
+	                          *   program, or two ranks claim the same rank
+	                          *   number, IP or MAC; the log names them */
 	HC_ERR__MAX
 };
 
@@ -120,14 +129,25 @@ enum hc_progress {
 
 /** Parameters of hc_init(). */
 struct hc_init_params {
-	/** Path of the INI cluster file (format: config/example.ini).
-	 *  NULL: the environment variable HC_CONFIG. */
+	/** Path of the INI file: a cluster file ([rank.N] for every rank) or
+	 *  a host file ([local.N] for this host's ranks only, the others
+	 *  found through the rendezvous; format: config/example.ini,
+	 *  config/host-example.ini). NULL: the environment variable
+	 *  HC_CONFIG. */
 	const char *config_path;
-	/** This process's rank, 0..world_size-1. Negative: the environment
-	 *  variable HC_RANK (also RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID). */
+	/** This process's rank, 0..world_size-1. Negative: from the
+	 *  environment, the first set of HC_RANK, RANK (torchrun),
+	 *  SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK (README
+	 *  "Launchers"). */
 	int rank;
-	/** Expected world size. 0: [job] world_size of the file. Non-zero and
-	 *  different from the file: HC_ERR_CONFIG. */
+	/** World size. 0: a cluster file's [job] world_size; for a host
+	 *  file its [job] world_size if given, else the first set of
+	 *  HC_WORLD_SIZE, WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE,
+	 *  PMI_SIZE. A cluster file and a non-zero value or that variable
+	 *  that differ: HC_ERR_WORLD_SIZE. The local rank (which [local.N]
+	 *  of a host file is this rank's) is the first set of HC_LOCAL_RANK,
+	 *  LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK,
+	 *  MPI_LOCALRANKID. */
 	int world_size;
 	/** enum hc_progress; 0 (AUTO) when left out. */
 	int progress;
@@ -168,14 +188,28 @@ struct hc_request;
  * peer has answered a HELLO (hc_init returns within [engine]
  * init_timeout_ms of its start, plus scheduling slack).
  *
+ * With a host file, the ranks first meet in a rendezvous over TCP (the
+ * control plane only, as NCCL's bootstrap): rank 0 listens on
+ * HC_MASTER_ADDR:HC_MASTER_PORT (defaults: MASTER_ADDR or 127.0.0.1;
+ * MASTER_PORT + 1, since torchrun's own store holds MASTER_PORT, or
+ * 29501), every other rank connects and sends its rank, world size, local
+ * rank, IP, MAC and port kind; rank 0 checks them and sends every rank
+ * the same verdict: the table of all ranks and the job nonce ([job] id),
+ * or the error, so that each rank started returns the same code.
+ *
  * rte_eal_init() must have succeeded before.
  *
  * @param params  see struct hc_init_params; NULL means all defaults.
  * @param[out] ctx  the new instance on success, NULL on failure.
- * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range), -HC_ERR_CONFIG
- *         (also: a peer's HELLO told another [net] mtu; logged with both
- *         MTUs and the peer's rank), -HC_ERR_NOMEM, -HC_ERR_PORT,
- *         -HC_ERR_LINK_DOWN, -HC_ERR_INIT_TIMEOUT.
+ * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range or unknown, a
+ *         malformed HC_RANK/RANK/... variable), -HC_ERR_CONFIG (also: a
+ *         peer's HELLO told another [net] mtu; logged with both MTUs and
+ *         the peer's rank), -HC_ERR_NOMEM, -HC_ERR_PORT, -HC_ERR_LINK_DOWN,
+ *         -HC_ERR_INIT_TIMEOUT (a peer did not answer, or a rank did not
+ *         reach the rendezvous, within init_timeout_ms),
+ *         -HC_ERR_WORLD_SIZE (ranks or sources disagree on the world
+ *         size), -HC_ERR_ADDR_IN_USE (the rendezvous port is another
+ *         program's; two ranks claim one rank number, IP or MAC).
  */
 int hc_init(const struct hc_init_params *params, struct hc_ctx **ctx);
 

@@ -38,6 +38,7 @@ void add_psn_suite(void);
 void add_ring_plan_suite(void);
 void add_reduce_suite(void);
 void add_config_suite(void);
+void add_boot_suite(void);
 void add_accum_suite(void);
 void add_kernels_suite(void);
 void add_sched_suite(void); /* in test_transport, which has the EAL */

@@ -34,6 +34,7 @@ main(void)
 	add_ring_plan_suite();
 	add_reduce_suite();
 	add_config_suite();
+	add_boot_suite();
 	add_accum_suite();
 	add_kernels_suite();
 	add_plan_suite();
