@@ -281,6 +281,12 @@ struct hct_flow {
 	TAILQ_ENTRY(hct_flow) rxlink;  /**< on t->rxactive */
 	int rx_active;           /**< on t->rxactive: new DATA within
 	                          *   rto_min (hct_credit_grant()) */
+	/* TX header templates (hct_hdr.h, net.h): written once per flow,
+	 * patched per packet. */
+	struct hc_net_tmpl ntmpl; /**< Ethernet/IPv4/UDP, the net layer's */
+	uint8_t htmpl[HCT_HDR_LEN]; /**< HCT, for tmpl_nonce */
+	uint32_t tmpl_nonce;     /**< peer_nonce that htmpl carries */
+	int tmpl_ok;             /**< htmpl built */
 	struct hct_flow_stats stats;
 };
 TAILQ_HEAD(hct_flow_list, hct_flow);

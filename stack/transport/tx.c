@@ -65,7 +65,7 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	/* The newest transmission now: to the tail of the time order. */
 	TAILQ_REMOVE(&f->tsent, s, tlink);
 	TAILQ_INSERT_TAIL(&f->tsent, s, tlink);
-	return hc_net_udp_send(t->net, f->peer_ip, hct_tos(h[3]), c);
+	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(h[3]), c, now);
 }
 
 int
@@ -97,7 +97,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	p.length = len;
 	if (msg->done + len == msg->len)
 		p.flags |= HCT_F_LAST;
-	hct_hdr_encode(&p, h);
+	hct_tmpl_patch(h, hct_flow_tmpl(t, f), &p);
 	hct_crc_copy_seal(h, msg->src + msg->done, len);
 	/* Remember the HCT packet's length: stack/net prepends its headers
 	 * in this same mbuf, which we keep for retransmission. */
@@ -121,7 +121,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	f->cc.tail_last = (p.flags & HCT_F_LAST) != 0;
 	hct_tlp_arm(t, f, now);
 	hct_timer_update(t, f);
-	hc_net_udp_send(t->net, f->peer_ip, hct_tos(cls), m);
+	hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(cls), m, now);
 	if (msg->done == msg->len) {
 		TAILQ_REMOVE(&f->msgs[cls], msg, link);
 		t->up.msg_sent(t->up_ctx, msg);
@@ -199,12 +199,16 @@ hct_flush_acks(struct hct *t)
 {
 	struct hct_flow *f, *next;
 	uint32_t sent = 0;
+	uint64_t now;
 
+	if (TAILQ_EMPTY(&t->acklist))
+		return 0;
+	now = hc_clock_now(t->clk); /* one read for every ACK of the call */
 	for (f = TAILQ_FIRST(&t->acklist); f != NULL; f = next) {
 		next = TAILQ_NEXT(f, acklink);
 		if ((f->rx_unacked != 0 || f->ack_now) &&
 		    f->state != HCT_FLOW_LOST) {
-			if (hct_send_ctrl(t, f, HCT_TYPE_ACK) != 0)
+			if (hct_send_ctrl(t, f, HCT_TYPE_ACK, now) != 0)
 				continue; /* no mbuf: again next call */
 			f->stats.acks_tx++;
 			sent++;
