@@ -222,6 +222,13 @@ struct hct_flow_stats {
 
 TAILQ_HEAD(hct_slot_list, hct_slot);
 
+/** Most DATA mbufs one bulk allocation takes (hct_tx()): the first of a
+ *  call takes 8, each further one twice the last, so a call that sends
+ *  one packet gives 7 back, one that sends a window allocates 32 at a
+ *  time. */
+#define HCT_TX_BULK_MAX 32
+#define HCT_TX_BULK_FIRST 8
+
 /** Not in the timer heap (struct hct_flow heap_idx). */
 #define HCT_HEAP_NONE UINT32_MAX
 
@@ -339,6 +346,12 @@ struct hct {
 	uint64_t live_next_ns; /**< no keepalive or peer timeout is due
 	                        *   before this; 0: look at once */
 	struct hct_sched sched;
+	/** DATA mbufs taken from the pool in bulk (rte_pktmbuf_alloc_bulk)
+	 *  by hct_tx(): txm[txm_i..txm_n) are unused; what one call does not
+	 *  use goes back to the pool at its end (none are held between
+	 *  calls). */
+	struct rte_mbuf *txm[HCT_TX_BULK_MAX];
+	uint16_t txm_i, txm_n;
 	struct hct_upcalls up;
 	void *up_ctx;
 	struct hct_stats stats;

@@ -68,6 +68,34 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(h[3]), c, now);
 }
 
+/* The next DATA mbuf: from the call's bulk (refilled 8, 16, 32, 32...
+ * at a time), one by one when the pool cannot give a whole bulk. */
+static struct rte_mbuf *
+tx_mbuf(struct hct *t)
+{
+	struct rte_mempool *pool = t->net->port->pool;
+	uint16_t want;
+
+	if (likely(t->txm_i < t->txm_n))
+		return t->txm[t->txm_i++];
+	want = t->txm_n == 0 ? HCT_TX_BULK_FIRST :
+	       (uint16_t)RTE_MIN(2u * t->txm_n, (unsigned)HCT_TX_BULK_MAX);
+	t->txm_i = t->txm_n = 0;
+	if (rte_pktmbuf_alloc_bulk(pool, t->txm, want) != 0)
+		return rte_pktmbuf_alloc(pool);
+	t->txm_n = want;
+	return t->txm[t->txm_i++];
+}
+
+/* Give the bulk's unused mbufs back (end of hct_tx()). */
+static void
+tx_mbuf_release(struct hct *t)
+{
+	if (t->txm_i < t->txm_n)
+		rte_pktmbuf_free_bulk(&t->txm[t->txm_i], t->txm_n - t->txm_i);
+	t->txm_i = t->txm_n = 0;
+}
+
 int
 hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	     uint64_t now)
@@ -75,7 +103,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	struct hct_msg *msg = TAILQ_FIRST(&f->msgs[cls]);
 	uint32_t len = (uint32_t)RTE_MIN((uint64_t)t->mss, msg->len - msg->done);
 	struct hct_slot *s = &f->slots[f->snd_nxt & t->mask];
-	struct rte_mbuf *m = hc_port_alloc(t->net->port);
+	struct rte_mbuf *m = tx_mbuf(t);
 	struct hct_pkt p;
 	uint8_t *h;
 
@@ -132,7 +160,10 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 uint32_t
 hct_tx(struct hct *t)
 {
-	return hct_sched_tx(t, hc_clock_now(t->clk));
+	uint32_t sent = hct_sched_tx(t, hc_clock_now(t->clk));
+
+	tx_mbuf_release(t);
+	return sent;
 }
 
 /* RFC 6298 5.4-5.7: retransmit, back off, restart the timer; after
