@@ -22,6 +22,7 @@ hc_net_init(struct hc_net *net, struct hc_port *port,
 	net->port = port;
 	net->ports[0] = port;
 	net->nports = 1;
+	net->tx_chains = port->tx_multi_seg;
 	net->clk = clk;
 	net->ip = conf->ip;
 	net->udp_port = conf->udp_port;
@@ -49,6 +50,7 @@ hc_net_port_add(struct hc_net *net, struct hc_port *port)
 	if (net->nports == HC_NET_PORTS_MAX)
 		return -HC_ERR_NOMEM;
 	net->ports[net->nports] = port;
+	net->tx_chains = net->tx_chains && port->tx_multi_seg;
 	return (int)net->nports++;
 }
 

@@ -134,6 +134,8 @@ struct hc_net {
 	uint32_t route_mask;          /**< capacity - 1 */
 	uint32_t nroutes;
 	uint32_t route_gen;           /**< bumped by hc_net_route_add() */
+	int tx_chains;                /**< every port takes chained mbufs
+	                               *   (hc_port.tx_multi_seg) */
 	const struct hc_clock *clk;
 	uint32_t ip;                  /**< ours, host byte order */
 	uint16_t udp_port;            /**< ours, host byte order */

@@ -199,6 +199,8 @@ struct hct_flow_stats {
 	uint64_t retransmits_sack; /**< ... by SACK DupThresh */
 	uint64_t retransmits_rack; /**< ... by RACK */
 	uint64_t retransmits_tlp;  /**< ... as a tail-loss probe */
+	uint64_t retx_by_clone;    /**< retransmissions sent as a header
+	                            *   mbuf + a clone of the payload */
 	uint64_t rtos;             /**< retransmission timeouts */
 	uint64_t tlps;             /**< tail-loss probes */
 	uint64_t dup_rx;           /**< duplicate DATA dropped */

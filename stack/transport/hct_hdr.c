@@ -129,6 +129,18 @@ hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len)
 }
 
 void
+hct_crc_seal_split(uint8_t *hdr, const void *payload, uint32_t len)
+{
+	uint32_t c = pkt_crc(hdr, HCT_HDR_LEN);
+	rte_be32_t v;
+
+	if (len > 0)
+		c = rte_hash_crc(payload, len, c);
+	v = rte_cpu_to_be_32(c);
+	memcpy(hdr + offsetof(struct hct_wire_hdr, crc), &v, sizeof(v));
+}
+
+void
 hct_crc_seal(void *pkt, uint32_t len)
 {
 	rte_be32_t v = rte_cpu_to_be_32(pkt_crc(pkt, len));

@@ -261,6 +261,15 @@ void hct_crc_seal(void *pkt, uint32_t len);
  */
 void hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len);
 
+/**
+ * Seal a packet whose header (HCT_HDR_LEN bytes at hdr) and payload (len
+ * bytes at payload) are apart, as in a retransmission by clone (a fresh
+ * header mbuf chained to the original's payload): one read of the
+ * payload, nothing written to it. Equals hct_crc_seal() of the two
+ * contiguous.
+ */
+void hct_crc_seal_split(uint8_t *hdr, const void *payload, uint32_t len);
+
 /** 1 when pkt (len bytes, at least HCT_HDR_LEN) carries its CRC32C. */
 int hct_crc_ok(const void *pkt, uint32_t len);
 

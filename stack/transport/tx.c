@@ -39,33 +39,89 @@ stamp(uint8_t *hdr, uint64_t now)
 	memcpy(hdr + offsetof(struct hct_wire_hdr, ts_ns), &ts, sizeof(ts));
 }
 
+/* The retransmission of slot s as a copy of its whole HCT packet (a
+ * port that takes no chained mbufs). */
+static struct rte_mbuf *
+retx_copy(struct hct *t, struct hct_slot *s, uint64_t now)
+{
+	uint32_t plen = s->len, off = s->m->pkt_len - plen;
+	struct rte_mbuf *c = rte_pktmbuf_copy(s->m, t->net->port->pool, off,
+					      plen);
+	uint8_t *h;
+
+	if (c == NULL)
+		return NULL;
+	h = rte_pktmbuf_mtod(c, uint8_t *);
+	stamp(h, now);
+	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
+	hct_crc_seal(h, plen);
+	return c;
+}
+
+/* The retransmission of slot s as a fresh header mbuf (the HCT header
+ * copied, stamped and sealed; stack/net prepends its headers in front of
+ * it) chained to an indirect mbuf (rte_pktmbuf_clone) that points at the
+ * payload of the saved packet: no payload byte is copied or written, the
+ * CRC32C reads it once. The saved mbuf's refcnt counts the clone, so it
+ * is freed once, by whoever lets go of it last (the ACK or the PMD). */
+static struct rte_mbuf *
+retx_clone(struct hct *t, struct hct_slot *s, uint64_t now)
+{
+	struct rte_mempool *pool = t->net->port->pool;
+	uint32_t off = s->m->pkt_len - s->len, len = s->len - HCT_HDR_LEN;
+	const uint8_t *orig = rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
+						      off);
+	struct rte_mbuf *hm = rte_pktmbuf_alloc(pool), *pm = NULL;
+	uint8_t *h;
+
+	if (hm == NULL)
+		return NULL;
+	if (len > 0) {
+		pm = rte_pktmbuf_clone(s->m, pool);
+		if (pm == NULL ||
+		    rte_pktmbuf_adj(pm, (uint16_t)(off + HCT_HDR_LEN)) == NULL)
+			goto fail;
+	}
+	h = (uint8_t *)rte_pktmbuf_append(hm, HCT_HDR_LEN);
+	if (h == NULL)
+		goto fail;
+	memcpy(h, orig, HCT_HDR_LEN);
+	stamp(h, now);
+	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
+	hct_crc_seal_split(h, orig + HCT_HDR_LEN, len);
+	if (pm != NULL && rte_pktmbuf_chain(hm, pm) != 0)
+		goto fail;
+	return hm;
+fail:
+	rte_pktmbuf_free(pm);
+	rte_pktmbuf_free(hm);
+	return NULL;
+}
+
 int
 hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 {
 	struct hct_slot *s = &f->slots[psn & t->mask];
 	struct rte_mbuf *c;
-	uint32_t plen, off;
-	uint8_t *h;
+	uint8_t prio;
 
 	if (s->m == NULL)
 		return -HC_ERR_INVAL;
-	/* The saved mbuf may carry the Ethernet/IP/UDP headers of its first
-	 * transmission: copy only the HCT packet, stack/net adds fresh ones. */
-	plen = s->len;
-	off = s->m->pkt_len - plen;
-	c = rte_pktmbuf_copy(s->m, t->net->port->pool, off, plen);
+	/* The saved mbuf carries the Ethernet/IP/UDP headers of its first
+	 * transmission: only the HCT packet is sent again, stack/net adds
+	 * fresh ones. By clone where every port takes chains. */
+	c = t->net->tx_chains ? retx_clone(t, s, now) : retx_copy(t, s, now);
 	if (c == NULL)
 		return -HC_ERR_NOMEM;
-	h = rte_pktmbuf_mtod(c, uint8_t *);
-	stamp(h, now);
-	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
-	hct_crc_seal(h, plen);
+	prio = rte_pktmbuf_mtod(c, uint8_t *)[offsetof(struct hct_wire_hdr,
+							  prio)];
 	s->sent_ns = now;
 	s->xmits++;
+	f->stats.retx_by_clone += t->net->tx_chains != 0;
 	/* The newest transmission now: to the tail of the time order. */
 	TAILQ_REMOVE(&f->tsent, s, tlink);
 	TAILQ_INSERT_TAIL(&f->tsent, s, tlink);
-	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(h[3]), c, now);
+	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(prio), c, now);
 }
 
 /* The next DATA mbuf: from the call's bulk (refilled 8, 16, 32, 32...
