@@ -98,6 +98,9 @@ hct_free(struct hct *t)
 	free(t->heap);
 	free(t->due);
 	t->heap = t->due = NULL;
+	if (t->txm_i < t->txm_n)
+		rte_pktmbuf_free_bulk(&t->txm[t->txm_i], t->txm_n - t->txm_i);
+	t->txm_i = t->txm_n = 0;
 	if (t->flows == NULL)
 		return;
 	for (i = 0; i < t->conf.world_size; i++) {

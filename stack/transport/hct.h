@@ -224,12 +224,13 @@ struct hct_flow_stats {
 
 TAILQ_HEAD(hct_slot_list, hct_slot);
 
-/** Most DATA mbufs one bulk allocation takes (hct_tx()): the first of a
- *  call takes 8, each further one twice the last, so a call that sends
- *  one packet gives 7 back, one that sends a window allocates 32 at a
- *  time. */
-#define HCT_TX_BULK_MAX 32
-#define HCT_TX_BULK_FIRST 8
+/** DATA mbufs one bulk allocation takes (rte_pktmbuf_alloc_bulk).
+ *  Those not used yet stay with the transport for the next packets
+ *  (hct_unused_mbufs(); hct_free() gives them back): giving a partly
+ *  used bulk back at the end of every hct_tx() call cost more than the
+ *  bulk saved in the sim, where a call often sends 1-2 packets
+ *  (callgrind, README "Per-packet TX path"). */
+#define HCT_TX_BULK 32
 
 /** Not in the timer heap (struct hct_flow heap_idx). */
 #define HCT_HEAP_NONE UINT32_MAX
@@ -348,16 +349,23 @@ struct hct {
 	uint64_t live_next_ns; /**< no keepalive or peer timeout is due
 	                        *   before this; 0: look at once */
 	struct hct_sched sched;
-	/** DATA mbufs taken from the pool in bulk (rte_pktmbuf_alloc_bulk)
-	 *  by hct_tx(): txm[txm_i..txm_n) are unused; what one call does not
-	 *  use goes back to the pool at its end (none are held between
-	 *  calls). */
-	struct rte_mbuf *txm[HCT_TX_BULK_MAX];
+	/** DATA mbufs taken from the pool in bulk (rte_pktmbuf_alloc_bulk):
+	 *  txm[txm_i..txm_n) are not used yet (at most HCT_TX_BULK - 1
+	 *  between calls), freed by hct_free(). */
+	struct rte_mbuf *txm[HCT_TX_BULK];
 	uint16_t txm_i, txm_n;
 	struct hct_upcalls up;
 	void *up_ctx;
 	struct hct_stats stats;
 };
+
+/** DATA mbufs the transport holds unused (its allocation bulk), for
+ *  tests that count a pool's mbufs in use. */
+static inline uint32_t
+hct_unused_mbufs(const struct hct *t)
+{
+	return (uint32_t)(t->txm_n - t->txm_i);
+}
 
 /** @return 0, -HC_ERR_INVAL (window, MTU too small), -HC_ERR_NOMEM. */
 int hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,

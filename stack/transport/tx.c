@@ -124,32 +124,20 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(prio), c, now);
 }
 
-/* The next DATA mbuf: from the call's bulk (refilled 8, 16, 32, 32...
- * at a time), one by one when the pool cannot give a whole bulk. */
+/* The next DATA mbuf: from t's bulk, refilled HCT_TX_BULK at a time,
+ * one by one when the pool cannot give a whole bulk. */
 static struct rte_mbuf *
 tx_mbuf(struct hct *t)
 {
 	struct rte_mempool *pool = t->net->port->pool;
-	uint16_t want;
 
 	if (likely(t->txm_i < t->txm_n))
 		return t->txm[t->txm_i++];
-	want = t->txm_n == 0 ? HCT_TX_BULK_FIRST :
-	       (uint16_t)RTE_MIN(2u * t->txm_n, (unsigned)HCT_TX_BULK_MAX);
 	t->txm_i = t->txm_n = 0;
-	if (rte_pktmbuf_alloc_bulk(pool, t->txm, want) != 0)
+	if (rte_pktmbuf_alloc_bulk(pool, t->txm, HCT_TX_BULK) != 0)
 		return rte_pktmbuf_alloc(pool);
-	t->txm_n = want;
+	t->txm_n = HCT_TX_BULK;
 	return t->txm[t->txm_i++];
-}
-
-/* Give the bulk's unused mbufs back (end of hct_tx()). */
-static void
-tx_mbuf_release(struct hct *t)
-{
-	if (t->txm_i < t->txm_n)
-		rte_pktmbuf_free_bulk(&t->txm[t->txm_i], t->txm_n - t->txm_i);
-	t->txm_i = t->txm_n = 0;
 }
 
 int
@@ -216,10 +204,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 uint32_t
 hct_tx(struct hct *t)
 {
-	uint32_t sent = hct_sched_tx(t, hc_clock_now(t->clk));
-
-	tx_mbuf_release(t);
-	return sent;
+	return hct_sched_tx(t, hc_clock_now(t->clk));
 }
 
 /* RFC 6298 5.4-5.7: retransmit, back off, restart the timer; after
