@@ -387,18 +387,27 @@ truncate_frame(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m)
 	return true;
 }
 
-/* A frame the injector may change: m itself when nobody else holds it,
- * else a copy (the transport keeps a reference to each DATA frame it
- * sent, to retransmit from; that one must stay intact). NULL when no
- * mbuf was free: m is untouched then. */
+/* A frame the injector may change: m itself when it is one direct
+ * segment nobody else holds, else a copy in one segment (the transport
+ * keeps a reference to each DATA frame it sent, to retransmit from, and
+ * a retransmission is a header mbuf chained to a clone of that frame's
+ * payload: neither may change). The pool's mbufs hold a whole frame, so
+ * the copy of a chain is one segment, and corrupt() and
+ * truncate_frame() may act on any byte of it. NULL when no mbuf was
+ * free: m is untouched then. */
 static struct rte_mbuf *
 writable(struct rte_mbuf *m)
 {
 	struct rte_mbuf *c;
 
-	if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m))
+	if (m->nb_segs == 1 && rte_mbuf_refcnt_read(m) == 1 &&
+	    RTE_MBUF_DIRECT(m))
 		return m;
 	c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+	if (c != NULL && c->nb_segs != 1) {
+		rte_pktmbuf_free(c); /* a frame larger than one mbuf */
+		c = NULL;
+	}
 	if (c != NULL)
 		rte_pktmbuf_free(m);
 	return c;

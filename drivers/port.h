@@ -63,6 +63,9 @@ struct hc_port {
 	bool tx_ip_cksum;            /**< PMD fills IPv4 header checksums */
 	bool tx_udp_cksum;           /**< PMD fills UDP checksums */
 	bool rx_cksum;               /**< PMD checks IPv4/UDP checksums */
+	bool tx_multi_seg;           /**< the backend takes chained mbufs
+	                              *   (a header mbuf + a clone of the
+	                              *   payload: retransmission by clone) */
 	uint16_t port_id;            /**< DPDK backend: ethdev port */
 	bool close_after_peer;       /**< DPDK backend: a memif server, which
 	                              *   closes only once its client has

@@ -220,14 +220,24 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		HC_LOG(INFO, DRIVER, "%s: MTU %u over memif (ethdev told %u)",
 		       port->name, conf->mtu, ec.rxmode.mtu);
 	}
-	want = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	/* Chained mbufs on TX when the PMD offers them and takes at least 2
+	 * segments per frame (net_tap, net_memif, net_af_packet and
+	 * net_virtio_user all do in DPDK 22.11: they copy or map each
+	 * segment): a retransmission goes as a fresh header mbuf chained
+	 * to a clone of the payload. */
+	want = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+	       RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	ec.txmode.offloads = info.tx_offload_capa & want;
+	if (info.tx_desc_lim.nb_seg_max < 2 ||
+	    info.tx_desc_lim.nb_mtu_seg_max == 1)
+		ec.txmode.offloads &= ~RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
 	if ((info.rx_offload_capa & want) == want)
 		ec.rxmode.offloads = want;
 	port->tx_ip_cksum = ec.txmode.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 	port->tx_udp_cksum = ec.txmode.offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 	port->rx_cksum = ec.rxmode.offloads != 0;
+	port->tx_multi_seg = ec.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 
 	rc = rte_eth_dev_configure(id, 1, 1, &ec);
 	if (rc == 0)
@@ -322,9 +332,11 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		       "holds the same socket and id", devargs);
 	if (rc == 0) {
 		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
-		       ", checksum offload tx ip %d udp %d rx %d", port->name,
+		       ", checksum offload tx ip %d udp %d rx %d, tx chains %d",
+		       port->name,
 		       port->mtu, RTE_ETHER_ADDR_BYTES(&port->mac),
-		       port->tx_ip_cksum, port->tx_udp_cksum, port->rx_cksum);
+		       port->tx_ip_cksum, port->tx_udp_cksum, port->rx_cksum,
+		       port->tx_multi_seg);
 		return 0;
 	}
 	hc_port_close(port);

@@ -132,6 +132,7 @@ hc_arp_update(struct hc_arp_cache *c, uint32_t ip,
 	if (e == NULL || e->state == HC_ARP_PERMANENT ||
 	    (e->state == HC_ARP_FREE && !create))
 		return;
+	c->gen++;
 	e->state = HC_ARP_REACHABLE;
 	e->mac = *mac;
 	e->expires_ns = now + c->timeout_ns;
@@ -146,7 +147,27 @@ hc_arp_add_permanent(struct hc_arp_cache *c, uint32_t ip,
 
 	if (e == NULL)
 		return -HC_ERR_NOMEM;
+	c->gen++;
 	e->state = HC_ARP_PERMANENT;
 	e->mac = *mac;
 	return 0;
+}
+
+uint64_t
+hc_arp_valid_until(const struct hc_arp_cache *c, uint32_t ip)
+{
+	const struct hc_arp_entry *e = hc_arp_find(c, ip);
+
+	if (e == NULL)
+		return 0;
+	switch (e->state) {
+	case HC_ARP_PERMANENT:
+		return UINT64_MAX;
+	case HC_ARP_REACHABLE:
+		return e->expires_ns;
+	case HC_ARP_STALE:
+		return e->last_request_ns + c->retry_ns;
+	default:
+		return 0;
+	}
 }

@@ -40,6 +40,10 @@ struct hc_arp_cache {
 	uint64_t retry_ns;            /**< least time between two requests */
 	uint32_t max_probes;          /**< unanswered refreshes of a STALE
 	                               *   entry before its MAC is dropped */
+	uint32_t gen;                 /**< bumped by every hc_arp_update()
+	                               *   and hc_arp_add_permanent(): a TX
+	                               *   header template built at another
+	                               *   generation is rebuilt (net.h) */
 };
 
 /** What the caller of hc_arp_lookup must do. */
@@ -76,6 +80,16 @@ void hc_arp_update(struct hc_arp_cache *c, uint32_t ip,
 /** Add a PERMANENT entry. @return 0 or -HC_ERR_NOMEM when full. */
 int hc_arp_add_permanent(struct hc_arp_cache *c, uint32_t ip,
 			 const struct rte_ether_addr *mac);
+
+/**
+ * Until when a MAC that hc_arp_lookup() of ip just returned (HC_ARP_HIT
+ * or HC_ARP_HIT_REFRESH) stays the lookup's answer without a state change
+ * or a request: a REACHABLE entry's expiry, a STALE one's next retry,
+ * UINT64_MAX for PERMANENT; 0 for an entry without a MAC. A caller that
+ * caches the MAC (a header template) looks it up again from then on, or
+ * when c->gen changes.
+ */
+uint64_t hc_arp_valid_until(const struct hc_arp_cache *c, uint32_t ip);
 
 /** The entry of ip, or NULL. */
 const struct hc_arp_entry *hc_arp_find(const struct hc_arp_cache *c,

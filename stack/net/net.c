@@ -22,6 +22,7 @@ hc_net_init(struct hc_net *net, struct hc_port *port,
 	net->port = port;
 	net->ports[0] = port;
 	net->nports = 1;
+	net->tx_chains = port->tx_multi_seg;
 	net->clk = clk;
 	net->ip = conf->ip;
 	net->udp_port = conf->udp_port;
@@ -49,6 +50,7 @@ hc_net_port_add(struct hc_net *net, struct hc_port *port)
 	if (net->nports == HC_NET_PORTS_MAX)
 		return -HC_ERR_NOMEM;
 	net->ports[net->nports] = port;
+	net->tx_chains = net->tx_chains && port->tx_multi_seg;
 	return (int)net->nports++;
 }
 
@@ -86,6 +88,7 @@ hc_net_route_add(struct hc_net *net, uint32_t dst, uint32_t next_hop,
 	r->dst = dst;
 	r->next_hop = next_hop;
 	r->port = (uint8_t)port;
+	net->route_gen++;
 	return 0;
 }
 
@@ -316,21 +319,48 @@ hc_net_input_port(struct hc_net *net, uint32_t port_idx, struct rte_mbuf *m)
 	}
 }
 
+/* RFC 768 checksum in software over a datagram in one segment or a
+ * chain (a retransmission: header mbuf + the payload's clone). */
+static uint16_t
+udp_cksum_sw(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+	     const struct rte_udp_hdr *udp)
+{
+	uint16_t raw, ck;
+	uint32_t s;
+
+	if (m->nb_segs == 1)
+		return rte_ipv4_udptcp_cksum(ip, udp);
+	if (rte_raw_cksum_mbuf(m, HC_NET_HDR_LEN - sizeof(*udp),
+			       m->pkt_len - (HC_NET_HDR_LEN - sizeof(*udp)),
+			       &raw) != 0)
+		return 0;
+	s = raw + rte_ipv4_phdr_cksum(ip, 0);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	ck = (uint16_t)~s;
+	return ck == 0 ? 0xffff : ck;
+}
+
+void
+hc_net_tmpl_init(struct hc_net_tmpl *t, uint32_t dst_ip)
+{
+	memset(t, 0, sizeof(*t));
+	t->dst_ip = dst_ip;
+}
+
 int
-hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, uint8_t tos,
-		struct rte_mbuf *m)
+hc_net_tmpl_resolve(struct hc_net *net, struct hc_net_tmpl *t, uint64_t now)
 {
 	struct rte_ether_addr dmac;
-	struct rte_ether_hdr *eth;
-	struct rte_ipv4_hdr *ip;
-	struct rte_udp_hdr *udp;
-	uint16_t plen = m->pkt_len;
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)t->hdr;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
 	struct hc_net_route tmp;
-	const struct hc_net_route *r = hc_net_route_get(net, dst_ip, &tmp);
+	const struct hc_net_route *r = hc_net_route_get(net, t->dst_ip, &tmp);
 	struct hc_port *port = net->ports[r->port];
 
-	switch (hc_arp_lookup(&net->arp, r->next_hop, hc_clock_now(net->clk),
-			      &dmac)) {
+	t->valid = 0;
+	switch (hc_arp_lookup(&net->arp, r->next_hop, now, &dmac)) {
 	case HC_ARP_HIT:
 		break;
 	case HC_ARP_HIT_REFRESH:
@@ -340,38 +370,79 @@ hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, uint8_t tos,
 		arp_request(net, port, r->next_hop);
 		/* fall through */
 	default:
-		net->stats.tx_unresolved++;
-		rte_pktmbuf_free(m);
 		return -HC_ERR_PEER_LOST;
-	}
-	udp = (struct rte_udp_hdr *)rte_pktmbuf_prepend(m, sizeof(*udp));
-	ip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*ip));
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, sizeof(*eth));
-	if (udp == NULL || ip == NULL || eth == NULL) {
-		rte_pktmbuf_free(m);
-		return -HC_ERR_NOMEM;
 	}
 	eth->dst_addr = dmac;
 	eth->src_addr = port->mac;
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	hc_ipv4_build(ip, net->ip, dst_ip, IPPROTO_UDP, tos, sizeof(*udp) + plen,
-		      net->ip_id++, !port->tx_ip_cksum);
+	/* The constant words: TOS, lengths, id and checksum 0 here. */
+	hc_ipv4_build(ip, net->ip, t->dst_ip, IPPROTO_UDP, 0, 0, 0, 0);
+	ip->version_ihl = 0;
+	ip->total_length = 0;
+	t->ip_sum = rte_raw_cksum(ip, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	udp->src_port = rte_cpu_to_be_16(net->udp_port);
 	udp->dst_port = rte_cpu_to_be_16(net->udp_port);
-	udp->dgram_len = rte_cpu_to_be_16(sizeof(*udp) + plen);
+	udp->dgram_len = 0;
 	udp->dgram_cksum = 0;
-	m->l2_len = sizeof(*eth);
-	m->l3_len = sizeof(*ip);
+	t->port = r->port;
+	t->arp_gen = net->arp.gen;
+	t->route_gen = net->route_gen;
+	t->valid_until_ns = hc_arp_valid_until(&net->arp, r->next_hop);
+	t->valid = 1;
+	return 0;
+}
+
+int
+hc_net_tmpl_send(struct hc_net *net, struct hc_net_tmpl *t, uint8_t tos,
+		 struct rte_mbuf *m, uint64_t now)
+{
+	struct hc_port *port;
+	uint32_t plen = m->pkt_len;
+	uint8_t *frame;
+
+	if (unlikely(!hc_net_tmpl_fresh(net, t, now)) &&
+	    hc_net_tmpl_resolve(net, t, now) != 0) {
+		net->stats.tx_unresolved++;
+		rte_pktmbuf_free(m);
+		return -HC_ERR_PEER_LOST;
+	}
+	port = net->ports[t->port];
+	frame = (uint8_t *)rte_pktmbuf_prepend(m, HC_NET_HDR_LEN);
+	if (unlikely(frame == NULL || plen > UINT16_MAX - HC_NET_IP_UDP_HLEN)) {
+		rte_pktmbuf_free(m);
+		return -HC_ERR_NOMEM;
+	}
+	hc_net_tmpl_patch(t, frame, tos, (uint16_t)plen, net->ip_id++,
+			  !port->tx_ip_cksum);
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = sizeof(struct rte_ipv4_hdr);
 	m->ol_flags = RTE_MBUF_F_TX_IPV4;
 	if (port->tx_ip_cksum)
 		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-	if (net->udp_cksum_zero) {
-		udp->dgram_cksum = 0;
-	} else if (port->tx_udp_cksum) {
-		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
-		udp->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
-	} else {
-		udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
+	if (!net->udp_cksum_zero) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
+					  (frame + RTE_ETHER_HDR_LEN);
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+		if (port->tx_udp_cksum) {
+			m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
+			udp->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+		} else {
+			udp->dgram_cksum = udp_cksum_sw(m, ip, udp);
+		}
 	}
 	return hc_port_tx(port, m);
+}
+
+/* One datagram without a template of the caller's: a template for this
+ * send alone. */
+int
+hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, uint8_t tos,
+		struct rte_mbuf *m)
+{
+	struct hc_net_tmpl t;
+
+	hc_net_tmpl_init(&t, dst_ip);
+	return hc_net_tmpl_send(net, &t, tos, m, hc_clock_now(net->clk));
 }

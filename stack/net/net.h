@@ -24,6 +24,7 @@
 #define HC_NET_NET_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
@@ -89,6 +90,40 @@ struct hc_net_route {
 	uint8_t port;        /**< index into hc_net.ports */
 };
 
+/** Bytes of the headers the network layer puts before a UDP payload:
+ *  Ethernet (14) + IPv4 (20) + UDP (8). */
+#define HC_NET_HDR_LEN (RTE_ETHER_HDR_LEN + HC_NET_IP_UDP_HLEN)
+
+/**
+ * A TX header template for one destination: its Ethernet, IPv4 and UDP
+ * headers written once, when the route and the next hop's MAC are known,
+ * and patched per datagram (hc_net_tmpl_patch: TOS, IPv4 total length,
+ * identification and header checksum, UDP length) instead of built field
+ * by field with a route and ARP lookup each time. The caller (the
+ * transport, one per flow) owns the storage; only this layer writes it.
+ *
+ * Rebuilt (hc_net_tmpl_resolve) when the ARP cache's or the route table's
+ * generation moved since it was built (an ARP reply learnt, a route
+ * added) or when the time passes valid_until_ns (the ARP entry expires:
+ * the lookup then sends its refresh request, as it did per packet).
+ *
+ * The IPv4 checksum is recomputed per packet from ip_sum, the
+ * one's-complement sum (RFC 1071) of the header's constant 16-bit words
+ * (addresses, TTL/protocol, DF), plus the three words that change:
+ * version/IHL+TOS, total length, identification. That is the full
+ * RFC 1071 sum over the 20 bytes, done with 3 additions.
+ */
+struct hc_net_tmpl {
+	uint8_t hdr[HC_NET_HDR_LEN]; /**< the frame's first bytes */
+	uint8_t port;            /**< index into hc_net.ports */
+	uint8_t valid;           /**< hdr holds the next hop's MAC */
+	uint32_t dst_ip;         /**< host order */
+	uint32_t ip_sum;         /**< partial RFC 1071 sum, see above */
+	uint32_t arp_gen;        /**< hc_arp_cache.gen when built */
+	uint32_t route_gen;      /**< hc_net.route_gen when built */
+	uint64_t valid_until_ns; /**< hc_arp_valid_until() when built */
+};
+
 struct hc_net {
 	struct hc_port *port;         /**< port 0: its pool and MTU serve
 	                               *   every port (one MTU per rank) */
@@ -98,6 +133,9 @@ struct hc_net {
 	                               *   (as the ARP cache); NULL: none */
 	uint32_t route_mask;          /**< capacity - 1 */
 	uint32_t nroutes;
+	uint32_t route_gen;           /**< bumped by hc_net_route_add() */
+	int tx_chains;                /**< every port takes chained mbufs
+	                               *   (hc_port.tx_multi_seg) */
 	const struct hc_clock *clk;
 	uint32_t ip;                  /**< ours, host byte order */
 	uint16_t udp_port;            /**< ours, host byte order */
@@ -188,6 +226,71 @@ void hc_net_input_port(struct hc_net *net, uint32_t port_idx,
  */
 int hc_net_udp_send(struct hc_net *net, uint32_t dst_ip, uint8_t tos,
 		    struct rte_mbuf *m);
+
+/** Start a template for dst_ip (host order): not resolved yet. */
+void hc_net_tmpl_init(struct hc_net_tmpl *t, uint32_t dst_ip);
+
+/**
+ * (Re)build t: route of t->dst_ip, ARP lookup of its next hop at now
+ * (sending a request or refresh as hc_net_udp_send did per packet), then
+ * the headers with the port's MAC, ours and the next hop's.
+ * @return 0, or -HC_ERR_PEER_LOST (no MAC yet; t->valid is 0).
+ */
+int hc_net_tmpl_resolve(struct hc_net *net, struct hc_net_tmpl *t,
+			uint64_t now);
+
+/** 1 when t may be used at now as built (no rebuild needed). */
+static inline int
+hc_net_tmpl_fresh(const struct hc_net *net, const struct hc_net_tmpl *t,
+		  uint64_t now)
+{
+	return t->valid && t->arp_gen == net->arp.gen &&
+	       t->route_gen == net->route_gen && now < t->valid_until_ns;
+}
+
+/**
+ * Write t's headers, patched for one datagram, to frame (HC_NET_HDR_LEN
+ * bytes, any alignment): TOS byte tos, a UDP payload of udp_payload_len
+ * bytes, IPv4 identification id, the IPv4 header checksum when ip_cksum
+ * is set (else 0, for the offload), UDP checksum 0. Pure: the packet
+ * equals the one hc_ipv4_build() and a field-by-field Ethernet/UDP build
+ * make (tests/unit/test_hdr.c checks it byte for byte).
+ */
+static inline void
+hc_net_tmpl_patch(const struct hc_net_tmpl *t, uint8_t *frame, uint8_t tos,
+		  uint16_t udp_payload_len, uint16_t id, int ip_cksum)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame +
+							 RTE_ETHER_HDR_LEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	uint16_t tl = rte_cpu_to_be_16(HC_NET_IP_UDP_HLEN + udp_payload_len);
+	uint16_t ul = rte_cpu_to_be_16(sizeof(*udp) + udp_payload_len);
+	uint16_t idb = rte_cpu_to_be_16(id), w0;
+	uint32_t s;
+
+	memcpy(frame, t->hdr, HC_NET_HDR_LEN);
+	ip->type_of_service = tos;
+	ip->total_length = tl;
+	ip->packet_id = idb;
+	udp->dgram_len = ul;
+	if (ip_cksum) {
+		memcpy(&w0, ip, sizeof(w0)); /* version/IHL and TOS */
+		s = t->ip_sum + w0 + tl + idb;
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		ip->hdr_checksum = (uint16_t)~s;
+	}
+}
+
+/**
+ * Send m, whose data is a UDP payload (one segment or a chain: the
+ * headers go into the first segment's headroom), to t's destination with
+ * TOS byte tos; now is the caller's clock read (one per burst). Rebuilds
+ * t first when it is not fresh. Consumes m.
+ * @return as hc_net_udp_send().
+ */
+int hc_net_tmpl_send(struct hc_net *net, struct hc_net_tmpl *t, uint8_t tos,
+		     struct rte_mbuf *m, uint64_t now);
 
 /** Largest UDP payload for the port's MTU, bytes. */
 static inline uint32_t

@@ -869,6 +869,9 @@ hc_port_open_sim(struct hc_port *port, struct hc_sim *sim, uint32_t host,
 	port->mtu = conf->mtu;
 	port->burst = conf->burst;
 	port->mac = *conf->mac;
+	/* sim_tx() copies every frame into one mbuf of the network's pool,
+	 * whatever its segments. */
+	port->tx_multi_seg = true;
 	hc_fault_init(&port->fault, 1);
 	rc = hc_port_pool_create(port, conf);
 	if (rc != 0)

@@ -72,6 +72,7 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		f->snd_una = f->snd_nxt = f->rcv_nxt = conf->initial_psn;
 		f->sack_end = conf->initial_psn;
 		f->heap_idx = HCT_HEAP_NONE;
+		hc_net_tmpl_init(&f->ntmpl, f->peer_ip);
 		TAILQ_INIT(&f->tsent);
 		for (j = 0; j < HCT_CLASS__MAX; j++)
 			TAILQ_INIT(&f->msgs[j]);
@@ -97,6 +98,9 @@ hct_free(struct hct *t)
 	free(t->heap);
 	free(t->due);
 	t->heap = t->due = NULL;
+	if (t->txm_i < t->txm_n)
+		rte_pktmbuf_free_bulk(&t->txm[t->txm_i], t->txm_n - t->txm_i);
+	t->txm_i = t->txm_n = 0;
 	if (t->flows == NULL)
 		return;
 	for (i = 0; i < t->conf.world_size; i++) {
@@ -200,26 +204,33 @@ sack_fill(const struct hct *t, const struct hct_flow *f, uint64_t sack[2])
 	}
 }
 
-/* Fill the header fields every packet to f's peer carries, including the
- * cumulative ACK and SACK of what we received from it. */
+/* Fill the per-packet header fields of a packet to f's peer (every field
+ * hct_tmpl_patch() stores; the flow-constant ones come from f's template
+ * and are not set here), including the cumulative ACK and SACK of what
+ * we received from it. Each field is assigned once, without a memset. */
 void
 hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		uint8_t type, uint64_t now)
 {
-	memset(p, 0, sizeof(*p));
 	p->type = type;
-	p->job_id = t->conf.job_id;
-	p->src_nonce = t->conf.nonce;
-	p->dst_nonce = f->peer_nonce;
-	p->src_rank = (uint16_t)t->conf.rank;
-	p->dst_rank = (uint16_t)f->peer;
 	p->ts_ns = now;
 	p->prio = HCT_CLASS_CONTROL; /* DATA: the caller sets its class */
+	p->psn = 0;
+	p->comm_id = 0;
+	p->coll_seq = 0;
+	p->sig = 0;
+	p->step = 0;
+	p->length = 0;
+	p->offset = 0;
+	p->ecn_ce = 0;
+	p->sack[0] = p->sack[1] = 0;
+	p->host_delay_ns = 0;
 	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK) {
-		if (t->conf.always_on)
-			p->flags = HCT_F_ALWAYS_ON;
+		p->flags = t->conf.always_on ? HCT_F_ALWAYS_ON : 0;
 		p->credit = hct_credit_initial(t);
 		p->length = t->net->port->mtu; /* checked by hct_membership */
+		p->ack_psn = 0;
+		p->ts_echo_ns = 0;
 		return;
 	}
 	p->flags = HCT_F_ACK_VALID;
@@ -297,41 +308,38 @@ hct_credit_grant(struct hct *t, const struct hct_flow *f, uint64_t now)
 	return (uint16_t)RTE_MAX(grant, (uint64_t)1);
 }
 
-/* Send a header-only packet. */
-int
-hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type)
+/* Send a header-only packet at now (the caller's clock read), with
+ * extra flags (HCT_F_PROBE). */
+static int
+send_hdr_only(struct hct *t, struct hct_flow *f, uint8_t type,
+	      uint8_t flags, uint64_t now)
 {
 	struct rte_mbuf *m = hc_port_alloc(t->net->port);
 	struct hct_pkt p;
-	void *h;
+	uint8_t *h;
 
 	if (m == NULL)
 		return -HC_ERR_NOMEM;
-	hct_fill_common(t, f, &p, type, hc_clock_now(t->clk));
-	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
-	hct_hdr_encode(&p, h);
+	hct_fill_common(t, f, &p, type, now);
+	p.flags |= flags;
+	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN);
+	hct_tmpl_patch(h, hct_flow_tmpl(t, f), &p);
 	hct_crc_seal(h, HCT_HDR_LEN);
-	return hc_net_udp_send(t->net, f->peer_ip,
-			       hct_tos(HCT_CLASS_CONTROL), m);
+	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(HCT_CLASS_CONTROL),
+				m, now);
+}
+
+int
+hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type, uint64_t now)
+{
+	return send_hdr_only(t, f, type, 0, now);
 }
 
 /* An ACK with HCT_F_PROBE: the peer answers with an ACK at once. */
 int
-hct_send_probe(struct hct *t, struct hct_flow *f)
+hct_send_probe(struct hct *t, struct hct_flow *f, uint64_t now)
 {
-	struct rte_mbuf *m = hc_port_alloc(t->net->port);
-	struct hct_pkt p;
-	void *h;
-
-	if (m == NULL)
-		return -HC_ERR_NOMEM;
-	hct_fill_common(t, f, &p, HCT_TYPE_ACK, hc_clock_now(t->clk));
-	p.flags |= HCT_F_PROBE;
-	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
-	hct_hdr_encode(&p, h);
-	hct_crc_seal(h, HCT_HDR_LEN);
-	return hc_net_udp_send(t->net, f->peer_ip,
-			       hct_tos(HCT_CLASS_CONTROL), m);
+	return send_hdr_only(t, f, HCT_TYPE_ACK, HCT_F_PROBE, now);
 }
 
 static void
@@ -402,7 +410,8 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		if (f->peer_credit == 0)
 			f->peer_credit = p->credit;
 		if (p->type == HCT_TYPE_HELLO)
-			hct_send_ctrl(t, f, HCT_TYPE_HELLO_ACK);
+			hct_send_ctrl(t, f, HCT_TYPE_HELLO_ACK,
+				      hc_clock_now(t->clk));
 		else if (p->dst_nonce == t->conf.nonce)
 			f->hello_acked = 1;
 	} else {
@@ -442,7 +451,7 @@ liveness(struct hct *t, struct hct_flow *f, uint64_t now)
 	    now - f->last_probe_ns < t->conf.keepalive_ns)
 		return 0;
 	f->last_probe_ns = now;
-	return hct_send_probe(t, f) == 0;
+	return hct_send_probe(t, f, now) == 0;
 }
 
 /* The earliest time at which liveness() may act on an established f:
@@ -485,7 +494,7 @@ hct_hello_tick(struct hct *t, uint64_t now)
 			if (f->hello_acked || now < f->next_hello_ns)
 				continue;
 			f->next_hello_ns = now + t->conf.hello_interval_ns;
-			if (hct_send_ctrl(t, f, HCT_TYPE_HELLO) == 0)
+			if (hct_send_ctrl(t, f, HCT_TYPE_HELLO, now) == 0)
 				sent++;
 		}
 		t->n_init = n_init;

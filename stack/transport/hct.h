@@ -199,6 +199,8 @@ struct hct_flow_stats {
 	uint64_t retransmits_sack; /**< ... by SACK DupThresh */
 	uint64_t retransmits_rack; /**< ... by RACK */
 	uint64_t retransmits_tlp;  /**< ... as a tail-loss probe */
+	uint64_t retx_by_clone;    /**< retransmissions sent as a header
+	                            *   mbuf + a clone of the payload */
 	uint64_t rtos;             /**< retransmission timeouts */
 	uint64_t tlps;             /**< tail-loss probes */
 	uint64_t dup_rx;           /**< duplicate DATA dropped */
@@ -221,6 +223,14 @@ struct hct_flow_stats {
 };
 
 TAILQ_HEAD(hct_slot_list, hct_slot);
+
+/** DATA mbufs one bulk allocation takes (rte_pktmbuf_alloc_bulk).
+ *  Those not used yet stay with the transport for the next packets
+ *  (hct_unused_mbufs(); hct_free() gives them back): giving a partly
+ *  used bulk back at the end of every hct_tx() call cost more than the
+ *  bulk saved in the sim, where a call often sends 1-2 packets
+ *  (callgrind, README "Per-packet TX path"). */
+#define HCT_TX_BULK 32
 
 /** Not in the timer heap (struct hct_flow heap_idx). */
 #define HCT_HEAP_NONE UINT32_MAX
@@ -281,6 +291,12 @@ struct hct_flow {
 	TAILQ_ENTRY(hct_flow) rxlink;  /**< on t->rxactive */
 	int rx_active;           /**< on t->rxactive: new DATA within
 	                          *   rto_min (hct_credit_grant()) */
+	/* TX header templates (hct_hdr.h, net.h): written once per flow,
+	 * patched per packet. */
+	struct hc_net_tmpl ntmpl; /**< Ethernet/IPv4/UDP, the net layer's */
+	uint8_t htmpl[HCT_HDR_LEN]; /**< HCT, for tmpl_nonce */
+	uint32_t tmpl_nonce;     /**< peer_nonce that htmpl carries */
+	int tmpl_ok;             /**< htmpl built */
 	struct hct_flow_stats stats;
 };
 TAILQ_HEAD(hct_flow_list, hct_flow);
@@ -333,6 +349,11 @@ struct hct {
 	uint64_t live_next_ns; /**< no keepalive or peer timeout is due
 	                        *   before this; 0: look at once */
 	struct hct_sched sched;
+	/** DATA mbufs taken from the pool in bulk (rte_pktmbuf_alloc_bulk):
+	 *  txm[txm_i..txm_n) are not used yet (at most HCT_TX_BULK - 1
+	 *  between calls), freed by hct_free(). */
+	struct rte_mbuf *txm[HCT_TX_BULK];
+	uint16_t txm_i, txm_n;
 	struct hct_upcalls up;
 	void *up_ctx;
 	struct hct_stats stats;
@@ -344,6 +365,14 @@ struct hct {
 	uint32_t mtu_bad_rank1;
 	uint32_t mtu_bad_peer_mtu;
 };
+
+/** DATA mbufs the transport holds unused (its allocation bulk), for
+ *  tests that count a pool's mbufs in use. */
+static inline uint32_t
+hct_unused_mbufs(const struct hct *t)
+{
+	return (uint32_t)(t->txm_n - t->txm_i);
+}
 
 /** @return 0, -HC_ERR_INVAL (window, MTU too small), -HC_ERR_NOMEM. */
 int hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,

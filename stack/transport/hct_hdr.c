@@ -40,6 +40,19 @@ hct_hdr_encode(const struct hct_pkt *p, void *buf)
 	memcpy(buf, &w, sizeof(w));
 }
 
+void
+hct_tmpl_build(uint8_t *tmpl, uint32_t job_id, uint32_t src_nonce,
+	       uint32_t dst_nonce, uint16_t src_rank, uint16_t dst_rank)
+{
+	memset(tmpl, 0, HCT_HDR_LEN);
+	tmpl[HCT_OFF(version)] = HCT_VERSION;
+	hct_put32(tmpl, HCT_OFF(job_id), job_id);
+	hct_put32(tmpl, HCT_OFF(src_nonce), src_nonce);
+	hct_put32(tmpl, HCT_OFF(dst_nonce), dst_nonce);
+	hct_put16(tmpl, HCT_OFF(src_rank), src_rank);
+	hct_put16(tmpl, HCT_OFF(dst_rank), dst_rank);
+}
+
 int
 hct_hdr_decode(const void *buf, uint32_t len, struct hct_pkt *p)
 {
@@ -113,6 +126,18 @@ hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len)
 	}
 	v = rte_cpu_to_be_32(c);
 	memcpy(pkt + offsetof(struct hct_wire_hdr, crc), &v, sizeof(v));
+}
+
+void
+hct_crc_seal_split(uint8_t *hdr, const void *payload, uint32_t len)
+{
+	uint32_t c = pkt_crc(hdr, HCT_HDR_LEN);
+	rte_be32_t v;
+
+	if (len > 0)
+		c = rte_hash_crc(payload, len, c);
+	v = rte_cpu_to_be_32(c);
+	memcpy(hdr + offsetof(struct hct_wire_hdr, crc), &v, sizeof(v));
 }
 
 void

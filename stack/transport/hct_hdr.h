@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -151,8 +152,80 @@ struct hct_pkt {
 	                         *   destination buffer (DATA) */
 };
 
-/** Write p as a wire header into buf (HCT_HDR_LEN bytes, any alignment). */
+/** Write p as a wire header into buf (HCT_HDR_LEN bytes, any alignment).
+ *  The field-by-field encoder: the reference of the template below (the
+ *  TX path uses the template). */
 void hct_hdr_encode(const struct hct_pkt *p, void *buf);
+
+/**
+ * A flow's header template: the wire header with the fields every packet
+ * of the flow carries unchanged (version, job_id, src_nonce, dst_nonce,
+ * src_rank, dst_rank, flow_id 0, rsvd 0) written once, the others 0.
+ * Rebuilt when one of them changes (the peer's nonce is learnt or
+ * changes). HCT_HDR_LEN bytes at tmpl.
+ */
+void hct_tmpl_build(uint8_t *tmpl, uint32_t job_id, uint32_t src_nonce,
+		    uint32_t dst_nonce, uint16_t src_rank, uint16_t dst_rank);
+
+/* Big-endian stores at any alignment. */
+static inline void
+hct_put16(uint8_t *h, size_t off, uint16_t v)
+{
+	rte_be16_t b = rte_cpu_to_be_16(v);
+
+	memcpy(h + off, &b, sizeof(b));
+}
+
+static inline void
+hct_put32(uint8_t *h, size_t off, uint32_t v)
+{
+	rte_be32_t b = rte_cpu_to_be_32(v);
+
+	memcpy(h + off, &b, sizeof(b));
+}
+
+static inline void
+hct_put64(uint8_t *h, size_t off, uint64_t v)
+{
+	rte_be64_t b = rte_cpu_to_be_64(v);
+
+	memcpy(h + off, &b, sizeof(b));
+}
+
+#define HCT_OFF(field) offsetof(struct hct_wire_hdr, field)
+
+/**
+ * Write a packet's header to h (HCT_HDR_LEN bytes, any alignment): the
+ * template tmpl copied, then p's per-packet fields (type, flags, prio,
+ * ecn_ce, psn, ack_psn, sack, ts_ns, ts_echo_ns, host_delay_ns, comm_id,
+ * coll_seq, sig, step, credit, length, offset) stored over it; p's
+ * flow-constant fields are not read, and crc is left 0 for
+ * hct_crc_seal(). Equals hct_hdr_encode() of the whole packet
+ * (tests/unit/test_hdr.c checks it byte for byte).
+ */
+static inline void
+hct_tmpl_patch(uint8_t *h, const uint8_t *tmpl, const struct hct_pkt *p)
+{
+	memcpy(h, tmpl, HCT_HDR_LEN);
+	h[HCT_OFF(type)] = p->type;
+	h[HCT_OFF(flags)] = p->flags;
+	h[HCT_OFF(prio)] = p->prio;
+	hct_put16(h, HCT_OFF(ecn_ce), p->ecn_ce);
+	hct_put32(h, HCT_OFF(psn), p->psn);
+	hct_put32(h, HCT_OFF(ack_psn), p->ack_psn);
+	hct_put64(h, HCT_OFF(sack), p->sack[0]);
+	hct_put64(h, HCT_OFF(sack) + 8, p->sack[1]);
+	hct_put64(h, HCT_OFF(ts_ns), p->ts_ns);
+	hct_put64(h, HCT_OFF(ts_echo_ns), p->ts_echo_ns);
+	hct_put32(h, HCT_OFF(host_delay_ns), p->host_delay_ns);
+	hct_put32(h, HCT_OFF(comm_id), p->comm_id);
+	hct_put32(h, HCT_OFF(coll_seq), p->coll_seq);
+	hct_put32(h, HCT_OFF(sig), p->sig);
+	hct_put16(h, HCT_OFF(step), p->step);
+	hct_put16(h, HCT_OFF(credit), p->credit);
+	hct_put32(h, HCT_OFF(length), p->length);
+	hct_put64(h, HCT_OFF(offset), p->offset);
+}
 
 /**
  * End-to-end integrity of an HCT packet (header and payload, len bytes):
@@ -189,6 +262,15 @@ void hct_crc_seal(void *pkt, uint32_t len);
  * memcpy() then hct_crc_seal(pkt, HCT_HDR_LEN + len).
  */
 void hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len);
+
+/**
+ * Seal a packet whose header (HCT_HDR_LEN bytes at hdr) and payload (len
+ * bytes at payload) are apart, as in a retransmission by clone (a fresh
+ * header mbuf chained to the original's payload): one read of the
+ * payload, nothing written to it. Equals hct_crc_seal() of the two
+ * contiguous.
+ */
+void hct_crc_seal_split(uint8_t *hdr, const void *payload, uint32_t len);
 
 /** 1 when pkt (len bytes, at least HCT_HDR_LEN) carries its CRC32C. */
 int hct_crc_ok(const void *pkt, uint32_t len);

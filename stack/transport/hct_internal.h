@@ -34,13 +34,28 @@ hct_tos(unsigned int cls)
 	return HC_IPV4_TOS(hct_class_dscp(cls), HC_IPV4_ECT0);
 }
 
+/** f's HCT header template, rebuilt when the peer's nonce changed. */
+static inline const uint8_t *
+hct_flow_tmpl(const struct hct *t, struct hct_flow *f)
+{
+	if (unlikely(!f->tmpl_ok || f->tmpl_nonce != f->peer_nonce)) {
+		hct_tmpl_build(f->htmpl, t->conf.job_id, t->conf.nonce,
+			       f->peer_nonce, (uint16_t)t->conf.rank,
+			       (uint16_t)f->peer);
+		f->tmpl_nonce = f->peer_nonce;
+		f->tmpl_ok = 1;
+	}
+	return f->htmpl;
+}
+
 /* f's peer sent new DATA at now: f counts as an active sender for the
  * credit grant (flow.c). */
 void hct_credit_rx(struct hct *t, struct hct_flow *f, uint64_t now);
 void hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		     uint8_t type, uint64_t now);
-int hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type);
-int hct_send_probe(struct hct *t, struct hct_flow *f);
+int hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type,
+		  uint64_t now);
+int hct_send_probe(struct hct *t, struct hct_flow *f, uint64_t now);
 int hct_membership(struct hct *t, struct hct_flow *f,
 		   const struct hct_pkt *p);
 uint32_t hct_hello_tick(struct hct *t, uint64_t now);

@@ -39,33 +39,105 @@ stamp(uint8_t *hdr, uint64_t now)
 	memcpy(hdr + offsetof(struct hct_wire_hdr, ts_ns), &ts, sizeof(ts));
 }
 
+/* The retransmission of slot s as a copy of its whole HCT packet (a
+ * port that takes no chained mbufs). */
+static struct rte_mbuf *
+retx_copy(struct hct *t, struct hct_slot *s, uint64_t now)
+{
+	uint32_t plen = s->len, off = s->m->pkt_len - plen;
+	struct rte_mbuf *c = rte_pktmbuf_copy(s->m, t->net->port->pool, off,
+					      plen);
+	uint8_t *h;
+
+	if (c == NULL)
+		return NULL;
+	h = rte_pktmbuf_mtod(c, uint8_t *);
+	stamp(h, now);
+	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
+	hct_crc_seal(h, plen);
+	return c;
+}
+
+/* The retransmission of slot s as a fresh header mbuf (the HCT header
+ * copied, stamped and sealed; stack/net prepends its headers in front of
+ * it) chained to an indirect mbuf (rte_pktmbuf_clone) that points at the
+ * payload of the saved packet: no payload byte is copied or written, the
+ * CRC32C reads it once. The saved mbuf's refcnt counts the clone, so it
+ * is freed once, by whoever lets go of it last (the ACK or the PMD). */
+static struct rte_mbuf *
+retx_clone(struct hct *t, struct hct_slot *s, uint64_t now)
+{
+	struct rte_mempool *pool = t->net->port->pool;
+	uint32_t off = s->m->pkt_len - s->len, len = s->len - HCT_HDR_LEN;
+	const uint8_t *orig = rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
+						      off);
+	struct rte_mbuf *hm = rte_pktmbuf_alloc(pool), *pm = NULL;
+	uint8_t *h;
+
+	if (hm == NULL)
+		return NULL;
+	if (len > 0) {
+		pm = rte_pktmbuf_clone(s->m, pool);
+		if (pm == NULL ||
+		    rte_pktmbuf_adj(pm, (uint16_t)(off + HCT_HDR_LEN)) == NULL)
+			goto fail;
+	}
+	h = (uint8_t *)rte_pktmbuf_append(hm, HCT_HDR_LEN);
+	if (h == NULL)
+		goto fail;
+	memcpy(h, orig, HCT_HDR_LEN);
+	stamp(h, now);
+	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
+	hct_crc_seal_split(h, orig + HCT_HDR_LEN, len);
+	if (pm != NULL && rte_pktmbuf_chain(hm, pm) != 0)
+		goto fail;
+	return hm;
+fail:
+	rte_pktmbuf_free(pm);
+	rte_pktmbuf_free(hm);
+	return NULL;
+}
+
 int
 hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 {
 	struct hct_slot *s = &f->slots[psn & t->mask];
 	struct rte_mbuf *c;
-	uint32_t plen, off;
-	uint8_t *h;
+	uint8_t prio;
 
 	if (s->m == NULL)
 		return -HC_ERR_INVAL;
-	/* The saved mbuf may carry the Ethernet/IP/UDP headers of its first
-	 * transmission: copy only the HCT packet, stack/net adds fresh ones. */
-	plen = s->len;
-	off = s->m->pkt_len - plen;
-	c = rte_pktmbuf_copy(s->m, t->net->port->pool, off, plen);
+	/* The saved mbuf carries the Ethernet/IP/UDP headers of its first
+	 * transmission: only the HCT packet is sent again, stack/net adds
+	 * fresh ones. By clone where every port takes chains. */
+	c = t->net->tx_chains ? retx_clone(t, s, now) : retx_copy(t, s, now);
 	if (c == NULL)
 		return -HC_ERR_NOMEM;
-	h = rte_pktmbuf_mtod(c, uint8_t *);
-	stamp(h, now);
-	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
-	hct_crc_seal(h, plen);
+	prio = rte_pktmbuf_mtod(c, uint8_t *)[offsetof(struct hct_wire_hdr,
+							  prio)];
 	s->sent_ns = now;
 	s->xmits++;
+	f->stats.retx_by_clone += t->net->tx_chains != 0;
 	/* The newest transmission now: to the tail of the time order. */
 	TAILQ_REMOVE(&f->tsent, s, tlink);
 	TAILQ_INSERT_TAIL(&f->tsent, s, tlink);
-	return hc_net_udp_send(t->net, f->peer_ip, hct_tos(h[3]), c);
+	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(prio), c, now);
+}
+
+/* The next DATA mbuf: from t's bulk, refilled HCT_TX_BULK at a time,
+ * one by one when the pool cannot give a whole bulk. */
+static struct rte_mbuf *
+tx_mbuf(struct hct *t)
+{
+	struct rte_mempool *pool = t->net->port->pool;
+
+	if (likely(t->txm_i < t->txm_n))
+		return t->txm[t->txm_i++];
+	t->txm_i = t->txm_n = 0;
+	if (rte_pktmbuf_alloc_bulk(pool, t->txm, HCT_TX_BULK) != 0)
+		return rte_pktmbuf_alloc(pool);
+	t->txm_n = HCT_TX_BULK;
+	return t->txm[t->txm_i++];
 }
 
 int
@@ -75,7 +147,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	struct hct_msg *msg = TAILQ_FIRST(&f->msgs[cls]);
 	uint32_t len = (uint32_t)RTE_MIN((uint64_t)t->mss, msg->len - msg->done);
 	struct hct_slot *s = &f->slots[f->snd_nxt & t->mask];
-	struct rte_mbuf *m = hc_port_alloc(t->net->port);
+	struct rte_mbuf *m = tx_mbuf(t);
 	struct hct_pkt p;
 	uint8_t *h;
 
@@ -97,7 +169,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	p.length = len;
 	if (msg->done + len == msg->len)
 		p.flags |= HCT_F_LAST;
-	hct_hdr_encode(&p, h);
+	hct_tmpl_patch(h, hct_flow_tmpl(t, f), &p);
 	hct_crc_copy_seal(h, msg->src + msg->done, len);
 	/* Remember the HCT packet's length: stack/net prepends its headers
 	 * in this same mbuf, which we keep for retransmission. */
@@ -121,7 +193,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	f->cc.tail_last = (p.flags & HCT_F_LAST) != 0;
 	hct_tlp_arm(t, f, now);
 	hct_timer_update(t, f);
-	hc_net_udp_send(t->net, f->peer_ip, hct_tos(cls), m);
+	hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(cls), m, now);
 	if (msg->done == msg->len) {
 		TAILQ_REMOVE(&f->msgs[cls], msg, link);
 		t->up.msg_sent(t->up_ctx, msg);
@@ -199,12 +271,16 @@ hct_flush_acks(struct hct *t)
 {
 	struct hct_flow *f, *next;
 	uint32_t sent = 0;
+	uint64_t now;
 
+	if (TAILQ_EMPTY(&t->acklist))
+		return 0;
+	now = hc_clock_now(t->clk); /* one read for every ACK of the call */
 	for (f = TAILQ_FIRST(&t->acklist); f != NULL; f = next) {
 		next = TAILQ_NEXT(f, acklink);
 		if ((f->rx_unacked != 0 || f->ack_now) &&
 		    f->state != HCT_FLOW_LOST) {
-			if (hct_send_ctrl(t, f, HCT_TYPE_ACK) != 0)
+			if (hct_send_ctrl(t, f, HCT_TYPE_ACK, now) != 0)
 				continue; /* no mbuf: again next call */
 			f->stats.acks_tx++;
 			sent++;

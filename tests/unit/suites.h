@@ -44,5 +44,6 @@ void add_kernels_suite(void);
 void add_sched_suite(void); /* in test_transport, which has the EAL */
 void add_plan_suite(void);
 void add_prepare_suite(void);
+void add_tmpl_suite(void);
 
 #endif /* HC_TESTS_UNIT_SUITES_H */

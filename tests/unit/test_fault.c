@@ -605,6 +605,91 @@ test_shared_frame_intact(void)
 	CU_ASSERT_EQUAL(rte_mempool_in_use_count(pool), 0);
 }
 
+/* A frame as a retransmission by clone makes it: a header mbuf with the
+ * first hlen bytes of frame(seq), chained to a clone of that frame with
+ * those bytes cut off. *orig gets the frame (refcnt: ours + the clone). */
+static struct rte_mbuf *
+chained(uint32_t seq, uint32_t hlen, struct rte_mbuf **orig)
+{
+	struct rte_mbuf *o = frame(seq, 0, 0), *h = rte_pktmbuf_alloc(pool);
+	struct rte_mbuf *c = rte_pktmbuf_clone(o, pool);
+	void *d;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	d = rte_pktmbuf_append(h, (uint16_t)hlen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	memcpy(d, rte_pktmbuf_mtod(o, void *), hlen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rte_pktmbuf_adj(c, (uint16_t)hlen));
+	CU_ASSERT_EQUAL_FATAL(rte_pktmbuf_chain(h, c), 0);
+	*orig = o;
+	return h;
+}
+
+/* Corrupt, truncate and duplicate on a chained frame: the injector acts
+ * on a one-segment copy of the whole frame (a flipped bit may land in
+ * the chained part), and the frame the clone points at is unchanged. */
+static void
+test_chained_frame(void)
+{
+	static const enum hc_fault_kind kinds[] = {
+		HC_FAULT_CORRUPT, HC_FAULT_TRUNCATE, HC_FAULT_DUP };
+	const uint32_t hlen = RTE_ETHER_HDR_LEN + 20 + 8 + 4;
+	struct rte_mbuf *out[HC_FAULT_OUT_MAX], *m, *o;
+	uint8_t before[256], got[256];
+	const uint8_t *g;
+	unsigned int k, i, n, j, in_tail = 0;
+	struct hc_fault f;
+	uint32_t len;
+
+	for (k = 0; k < RTE_DIM(kinds); k++) {
+		hc_fault_init(&f, SEED + k);
+		hc_fault_set(&f, HC_FAULT_TX, HC_FAULT_CLASS_OTHER, kinds[k],
+			     1.0);
+		for (i = 0; i < 100; i++) {
+			m = chained(i, hlen, &o);
+			len = o->pkt_len;
+			CU_ASSERT_EQUAL_FATAL(m->pkt_len, len);
+			memcpy(before, rte_pktmbuf_mtod(o, void *), len);
+			n = hc_fault_apply(&f, HC_FAULT_TX, m, 0, out);
+			CU_ASSERT_EQUAL_FATAL(n, kinds[k] == HC_FAULT_DUP ? 2 : 1);
+			/* The clone's frame: as it was. */
+			CU_ASSERT(memcmp(before, rte_pktmbuf_mtod(o, void *),
+					 len) == 0);
+			for (j = 0; j < n; j++) {
+				CU_ASSERT_EQUAL(out[j]->nb_segs,
+						kinds[k] == HC_FAULT_DUP && j == 0
+						? 2 : 1);
+				g = rte_pktmbuf_read(out[j], 0,
+						     out[j]->pkt_len, got);
+				CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+				if (kinds[k] == HC_FAULT_CORRUPT) {
+					CU_ASSERT_EQUAL(out[j]->pkt_len, len);
+					CU_ASSERT(memcmp(before, g, len) != 0);
+					in_tail += memcmp(before + hlen,
+							  g + hlen,
+							  len - hlen) != 0;
+				} else if (kinds[k] == HC_FAULT_TRUNCATE) {
+					CU_ASSERT(out[j]->pkt_len < len);
+				} else {
+					CU_ASSERT_EQUAL(out[j]->pkt_len, len);
+					CU_ASSERT(memcmp(before, g, len) ==
+						  0);
+				}
+				rte_pktmbuf_free(out[j]);
+			}
+			/* Only our reference is left: the clone was freed
+			 * (or copied and freed) by the injector's user. */
+			CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(o), 1);
+			rte_pktmbuf_free(o);
+		}
+	}
+	/* Most of the frame is in the chained part: flips land there. */
+	CU_ASSERT(in_tail > 50);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(pool), 0);
+}
+
 /* drop_last_once drops exactly the first transmissions of LAST frames. */
 static void
 test_drop_last_once(void)
@@ -862,6 +947,8 @@ test_net_routes(void)
 }
 
 static CU_TestInfo fault_tests[] = {
+	{ "corrupt/truncate/dup on a chained frame: copy, clone intact",
+	  test_chained_frame },
 	{ "net: routes pick port and next hop; ARP on the arrival port",
 	  test_net_routes },
 	{ "each fault at its rate", test_rates },

@@ -39,6 +39,7 @@ main(void)
 	add_kernels_suite();
 	add_plan_suite();
 	add_prepare_suite();
+	add_tmpl_suite();
 	if (unit_register_errors != 0) {
 		fprintf(stderr, "test_unit: %u suites or tests not registered: "
 			"%s\n", unit_register_errors, CU_get_error_msg());

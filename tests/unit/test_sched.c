@@ -81,6 +81,9 @@ static struct {
 	uint64_t ring_bytes;    /* accepted, "not on the wire yet" */
 	uint64_t ring_max;      /* most ring_bytes after a tx_burst */
 	uint32_t msg_sent;
+	int hold_retx;          /* keep retransmitted frames in held[] */
+	struct rte_mbuf *held[8];
+	uint32_t nheld;
 	uint64_t data_rx;
 	uint8_t *buf;           /* source of every message */
 	uint64_t now;           /* the clock, for the port's (empty) RX */
@@ -119,6 +122,11 @@ log_xmit(struct tw_port *tp, struct rte_mbuf *m)
 	if (s.ring_on)
 		s.ring_bytes += m->pkt_len;
 	s.ring_max = RTE_MAX(s.ring_max, s.ring_bytes);
+	if (s.hold_retx && s.nlog > 0 && (s.log[s.nlog - 1].flags & HCT_F_RETX)
+	    && s.nheld < RTE_DIM(s.held)) {
+		s.held[s.nheld++] = m;
+		return;
+	}
 	rte_pktmbuf_free(m);
 }
 
@@ -823,7 +831,132 @@ test_sack_words(void)
 	}
 }
 
+/* Retransmission by clone: the frame is a fresh header mbuf chained to
+ * an indirect mbuf on the saved packet's payload, sealed right (CRC32C
+ * over the chain, RETX flag, new timestamp); the saved packet stays byte
+ * for byte as it was, its refcnt counts the clone while the PMD holds it,
+ * and after the ACK every mbuf is back in the pool, each freed once (the
+ * pool's in-use count equals its count before the message). With a port
+ * that takes no chains, the copy path. */
+static void
+test_retx_clone(void)
+{
+	struct hct_conf tc = s_conf();
+	struct hct_msg m;
+	struct hct_flow *f;
+	struct rte_mbuf *om[3];
+	uint8_t *snap[3];
+	uint32_t snap_len[3], i, in_use0, chains;
+	uint64_t now = S_T0;
+
+	if (s_create(&tc, 0, &s_up, NULL) != 0)
+		return;
+	f = &s.hct.flows[1];
+	CU_ASSERT_TRUE(s.net.tx_chains); /* tw ports take chains */
+	for (i = 0; i < S_BUF; i++)
+		s.buf[i] = (uint8_t)(i * 7 + 3);
+	in_use0 = rte_mempool_in_use_count(s.tw.port.pool) -
+		  hct_unused_mbufs(&s.hct);
+	s_msg(&m, HCT_CLASS_NORMAL, 3);
+	CU_ASSERT_EQUAL(hct_send(&s.hct, 1, &m), 0);
+	s_poll();
+	CU_ASSERT_EQUAL_FATAL(s.nlog, 3);
+	for (i = 0; i < 3; i++) {
+		om[i] = f->slots[(f->snd_una + i) & s.hct.mask].m;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(om[i]);
+		/* The PMD (log_xmit) let go: the slot's reference alone. */
+		CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(om[i]), 1);
+		snap_len[i] = om[i]->pkt_len;
+		snap[i] = malloc(snap_len[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(snap[i]);
+		memcpy(snap[i], rte_pktmbuf_mtod(om[i], void *), snap_len[i]);
+	}
+	/* The RTO sends the 3 again; the "PMD" holds them. */
+	s.hold_retx = 1;
+	now += f->rto_ns;
+	s_set_now(now);
+	s_poll();
+	CU_ASSERT_EQUAL_FATAL(s.nheld, 3);
+	CU_ASSERT_EQUAL(f->stats.retx_by_clone, 3);
+	for (i = 0; i < 3; i++) {
+		struct rte_mbuf *h = s.held[i], *pay = h->next, *lin;
+		const uint8_t *hct;
+		uint32_t len;
+		struct hct_pkt p;
+
+		CU_ASSERT_EQUAL_FATAL(h->nb_segs, 2);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pay);
+		CU_ASSERT_TRUE(RTE_MBUF_DIRECT(h));
+		CU_ASSERT_TRUE(RTE_MBUF_CLONED(pay) != 0); /* a 64-bit flag */
+		CU_ASSERT_PTR_EQUAL(rte_mbuf_from_indirect(pay), om[i]);
+		CU_ASSERT_EQUAL(pay->data_len, S_MSS);
+		CU_ASSERT_EQUAL(h->pkt_len, snap_len[i]);
+		/* The saved packet's reference + the clone's. */
+		CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(om[i]), 2);
+		/* What the receiver gets: one frame, sealed, the payload. */
+		lin = rte_pktmbuf_copy(h, s.tw.port.pool, 0, UINT32_MAX);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(lin);
+		CU_ASSERT_EQUAL(lin->nb_segs, 1);
+		hct = tw_frame_hct_hdr(lin, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(hct);
+		CU_ASSERT_EQUAL(len, HCT_HDR_LEN + S_MSS);
+		CU_ASSERT_TRUE(hct_crc_ok(hct, len));
+		CU_ASSERT_EQUAL(hct_hdr_decode(hct, len, &p), 0);
+		CU_ASSERT_EQUAL(p.psn, f->snd_una + i);
+		CU_ASSERT(p.flags & HCT_F_RETX);
+		CU_ASSERT_EQUAL(p.ts_ns, now);
+		CU_ASSERT_EQUAL(memcmp(hct + HCT_HDR_LEN, s.buf + i * S_MSS,
+				       S_MSS), 0);
+		rte_pktmbuf_free(lin);
+		/* The saved packet is untouched: headers, flags, ts, CRC,
+		 * payload. */
+		CU_ASSERT_EQUAL(om[i]->pkt_len, snap_len[i]);
+		CU_ASSERT_EQUAL(om[i]->nb_segs, 1);
+		CU_ASSERT_EQUAL(memcmp(rte_pktmbuf_mtod(om[i], void *),
+				       snap[i], snap_len[i]), 0);
+	}
+	/* The PMD sends and frees them: the clones' references go. */
+	for (i = 0; i < s.nheld; i++)
+		rte_pktmbuf_free(s.held[i]);
+	s.nheld = 0;
+	s.hold_retx = 0;
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(om[i]), 1);
+	/* All acknowledged: each saved packet freed once, the pool whole. */
+	s_inject(1, HCT_TYPE_ACK, 0, f->snd_nxt, 0, 0);
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_PTR_NULL(f->slots[i & s.hct.mask].m);
+	CU_ASSERT_EQUAL(f->snd_una, f->snd_nxt);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(s.tw.port.pool) -
+			hct_unused_mbufs(&s.hct), in_use0);
+	/* A port without chains: the retransmission is a copy. */
+	s.net.tx_chains = 0;
+	chains = (uint32_t)f->stats.retx_by_clone;
+	s_msg(&m, HCT_CLASS_NORMAL, 1);
+	CU_ASSERT_EQUAL(hct_send(&s.hct, 1, &m), 0);
+	s_poll();
+	s.hold_retx = 1;
+	now += f->rto_ns;
+	s_set_now(now);
+	s_poll();
+	CU_ASSERT_EQUAL_FATAL(s.nheld, 1);
+	CU_ASSERT_EQUAL(s.held[0]->nb_segs, 1);
+	CU_ASSERT_TRUE(RTE_MBUF_DIRECT(s.held[0]));
+	CU_ASSERT_EQUAL(f->stats.retx_by_clone, chains);
+	rte_pktmbuf_free(s.held[0]);
+	s.nheld = 0;
+	s.hold_retx = 0;
+	s_inject(1, HCT_TYPE_ACK, 0, f->snd_nxt, 0, 0);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(s.tw.port.pool) -
+			hct_unused_mbufs(&s.hct), in_use0);
+	for (i = 0; i < 3; i++)
+		free(snap[i]);
+	s_destroy();
+}
+
 static CU_TestInfo sched_tests[] = {
+	{ "S10 retransmission by clone: original untouched, freed once",
+	  test_retx_clone },
 	{ "S9 SACK bitmap a word at a time = bit by bit", test_sack_words },
 	{ "S1 critical overtakes queued bulk; ACK first",
 	  test_critical_overtakes_bulk },

@@ -98,6 +98,7 @@ tw_port_open(struct tw_port *tp, const char *name, unsigned int n_mbufs,
 	p->tx_ip_cksum = false;
 	p->tx_udp_cksum = false;
 	p->rx_cksum = false;
+	p->tx_multi_seg = true; /* tw_deliver() copies into one mbuf */
 	hc_fault_init(&p->fault, 1);
 	tp->now = now;
 	tp->xmit = xmit;
@@ -203,8 +204,13 @@ tw_frame_hct_hdr(const struct rte_mbuf *m, uint32_t *hct_len)
 	udp = (const struct rte_udp_hdr *)((const uint8_t *)ip + hl);
 	if (udp->dst_port != rte_cpu_to_be_16(TW_UDP_PORT))
 		return NULL;
+	/* A chain (a retransmission by clone) has the whole HCT header in
+	 * its first segment. */
+	if (m->nb_segs > 1 &&
+	    m->data_len < sizeof(*eth) + hl + sizeof(*udp) + HCT_HDR_LEN)
+		return NULL;
 	if (hct_len != NULL)
-		*hct_len = m->data_len - (sizeof(*eth) + hl + sizeof(*udp));
+		*hct_len = m->pkt_len - (sizeof(*eth) + hl + sizeof(*udp));
 	return (const uint8_t *)(udp + 1);
 }
 

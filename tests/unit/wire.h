@@ -98,8 +98,9 @@ int tw_deliver(struct tw_port *to, struct rte_mbuf *m, uint64_t due,
 	       int consume);
 
 /**
- * The HCT header of an IPv4/UDP frame to TW_UDP_PORT, with its length
- * (bytes, to the end of the first segment) in *hct_len when not NULL.
+ * The HCT header of an IPv4/UDP frame to TW_UDP_PORT, with the HCT
+ * packet's length (bytes, to the end of the frame, over every segment;
+ * the header itself is in the first) in *hct_len when not NULL.
  * @return the header, or NULL for any other frame.
  */
 const uint8_t *tw_frame_hct_hdr(const struct rte_mbuf *m, uint32_t *hct_len);
