@@ -400,7 +400,8 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 			t->mtu_bad_rank1 = f->peer + 1;
 			t->mtu_bad_peer_mtu = p->length;
 			if (p->type == HCT_TYPE_HELLO)
-				hct_send_ctrl(t, f, HCT_TYPE_HELLO_ACK);
+				hct_send_ctrl(t, f, HCT_TYPE_HELLO_ACK,
+					      hc_clock_now(t->clk));
 			return 0;
 		}
 		f->peer_nonce = p->src_nonce;
