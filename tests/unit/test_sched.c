@@ -722,6 +722,9 @@ test_api_priority(void)
 		free(ctx);
 		return;
 	}
+	/* The API reads the context's clock (the step metrics stamp every
+	 * submission): the rank's manual clock. */
+	hc_clock_init_manual(&ctx->clk, S_T0);
 	CU_ASSERT_EQUAL_FATAL(hc_coll_init(&ctx->coll, &s.hct, 0,
 		&(struct hc_coll_conf){ .slice_bytes = 1u << 20,
 					.unexpected_max = 64 }), 0);
