@@ -123,7 +123,21 @@ struct hc_coll_op {
 	uint8_t *work;          /**< where reduce-scatter accumulates: recv
 	                         *   itself when acc == dtype, else a buffer of
 	                         *   count acc elements owned by the op */
-	hc_reduce_fn reduce;    /**< kernel on acc elements */
+	hc_reduce_fn reduce;    /**< kernel on acc elements; NULL when acc
+	                         *   is FLOAT16/BFLOAT16 (native precision) */
+	hc_reduce3_fn reduce3;  /**< three-operand kernel on acc elements
+	                         *   (reduce.h): every reduction of received
+	                         *   data runs through it */
+	const uint8_t *own;     /**< this rank's contribution (the full
+	                         *   buffer's element numbering), read on the
+	                         *   first reduction of each region instead
+	                         *   of a pre-copy into work (ring, chain):
+	                         *   op->send, in dtype; NULL when work was
+	                         *   filled with it before the algorithm ran
+	                         *   (plan algorithms, pre-scaled AVG) */
+	uint8_t prescale;       /**< native 16-bit AVG: every contribution
+	                         *   was multiplied by 1/n before the sum,
+	                         *   so the result is not divided again */
 	uint8_t cls;            /**< enum hct_class of its messages;
 	                         *   HCT_CLASS_NORMAL unless the request
 	                         *   asks for another */
@@ -148,6 +162,22 @@ struct hc_coll_op {
 TAILQ_HEAD(hc_coll_op_list, hc_coll_op);
 
 struct hc_coll;
+
+/** How FLOAT16/BFLOAT16 reductions accumulate ([coll] precision). */
+enum hc_precision {
+	/** Partial sums in float32 on the wire, rounded once at the end
+	 *  (reduce.h's contract; C10, C11). */
+	HC_PRECISION_FP32 = 0,
+	/** Partial sums in the element type (2 bytes per element on the
+	 *  wire), rounded at every hop as NCCL does; AVG as a sum of the
+	 *  contributions each pre-multiplied by 1/n (NCCL's PreMulSum), so
+	 *  it cannot overflow where the mean does not. */
+	HC_PRECISION_NATIVE = 1,
+};
+
+/** "fp32" -> HC_PRECISION_FP32, "native" -> HC_PRECISION_NATIVE, else -1
+ *  (the parser of the [coll] precision key). */
+int hc_precision_parse(const char *v);
 
 struct hc_comm {
 	struct hc_coll *coll;
@@ -194,6 +224,14 @@ hc_coll_op_complete(const struct hc_coll_op *op)
 	return op->status == 0 && op->done && op->sig_got >= op->sig_wanted;
 }
 
+/** The divisor the reduced result is divided by when it is rounded into
+ *  the output: n for AVG (unless pre-scaled), else 1. */
+static inline uint32_t
+hc_coll_op_div(const struct hc_coll_op *op)
+{
+	return op->op == HC_OP_AVG && !op->prescale ? op->comm->size : 1;
+}
+
 /** op is over: failed, or complete with its control messages cut. */
 static inline int
 hc_coll_op_over(const struct hc_coll_op *op)
@@ -236,6 +274,7 @@ struct hc_coll {
 	uint32_t *group_of;     /**< world rank -> group id; NULL: own rank */
 	struct hc_tune tune;    /**< agreed at bring-up; comms copy it */
 	enum hc_algo_id algo;   /**< [coll] algo / HC_ALGO; comms copy it */
+	enum hc_precision precision; /**< [coll] precision */
 	TAILQ_HEAD(, hc_comm) comms; /**< registered communicators */
 	struct hc_unexpected *unexp;
 	uint32_t unexp_len;
@@ -249,6 +288,7 @@ struct hc_coll_conf {
 	uint32_t unexpected_max; /**< [coll] unexpected_max: DATA packets held
 	                          *   for collectives not posted yet */
 	enum hc_algo_id algo;    /**< [coll] algo / HC_ALGO */
+	enum hc_precision precision; /**< [coll] precision / HC_PRECISION */
 };
 
 /** The cluster-file keys of struct hc_coll_conf. */

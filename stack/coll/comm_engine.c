@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_mbuf.h>
 
 #include "coll.h"
@@ -85,14 +86,45 @@ own_first(const struct hc_coll_op *op)
 				   : op->count * op->comm->rank;
 }
 
+/* dst = src / n, element by element (n elements of a 16-bit float
+ * dtype): widened exactly, divided in float32, rounded to nearest-even;
+ * dst may equal src. The pre-scaling of native-precision AVG. */
+static void
+prescale16(uint8_t *dst, const uint8_t *src, uint64_t count,
+	   enum hc_dtype dtype, uint32_t n)
+{
+	float tmp[2048];
+	uint64_t i, k;
+
+	for (i = 0; i < count; i += k) {
+		k = RTE_MIN(count - i, (uint64_t)RTE_DIM(tmp));
+		hc_reduce_to_acc(tmp, src + 2 * i, k, dtype, HC_DTYPE_FLOAT32);
+		hc_reduce_from_acc(dst + 2 * i, tmp, k, dtype, HC_DTYPE_FLOAT32,
+				   n);
+	}
+}
+
 /* Fill op->work, the buffer the reduce-scatter phase accumulates in, and
- * put this rank's own contribution where the ring expects it. */
+ * say where this rank's own contribution is read (op->own).
+ *
+ * The ring and the chain read it straight from the send buffer: the first
+ * reduction of each region computes work = incoming OP send (data.h), and
+ * what a rank sends before it reduced anything comes from the send buffer
+ * too (or, accumulating wider than dtype, from that region alone widened
+ * into work), so an out-of-place collective copies nothing up front and
+ * never writes the send buffer; in place, work is the send buffer and the
+ * same kernels reduce into it. The plan algorithms (tree, hd, hier), whose
+ * concurrent RECVs of one range leave no "first" reduction to name, and
+ * native AVG, whose contributions are pre-scaled, still fill work first. */
 static int
 prepare_buffers(struct hc_coll_op *op)
 {
 	struct hc_comm *comm = op->comm;
 	size_t es = op->elem_size;
+	int lazy = (op->algo == &hc_algo_ring || op->algo == &hc_algo_chain) &&
+		   !op->prescale;
 
+	op->own = NULL;
 	switch (op->kind) {
 	case HC_COLL_BROADCAST:
 		if (comm->rank == op->root && op->send != op->recv)
@@ -103,6 +135,12 @@ prepare_buffers(struct hc_coll_op *op)
 		if (comm->size == 1) {
 			if (op->send != op->recv)
 				memcpy(op->recv, op->send, op->count * es);
+			return 0;
+		}
+		/* The root reduces into recv itself when it can. */
+		if (lazy && comm->rank == op->root && op->acc == op->dtype) {
+			op->work = op->recv;
+			op->own = op->send;
 			return 0;
 		}
 		break; /* a work buffer: the send buffer stays untouched */
@@ -127,9 +165,17 @@ prepare_buffers(struct hc_coll_op *op)
 	default:
 		/* One rank: the reduction of one value is the value (AVG
 		 * divides by 1, 16-bit floats convert exactly). */
-		if (comm->size == 1 || op->acc == op->dtype) {
-			if (op->send != op->recv)
+		if (comm->size == 1 || (op->acc == op->dtype && !op->prescale)) {
+			if (lazy && comm->size > 1)
+				op->own = op->send;
+			else if (op->send != op->recv)
 				memcpy(op->recv, op->send, op->total * es);
+			op->work = op->recv;
+			return 0;
+		}
+		if (op->acc == op->dtype) { /* native AVG */
+			prescale16(op->recv, op->send, op->total, op->dtype,
+				   comm->size);
 			op->work = op->recv;
 			return 0;
 		}
@@ -138,7 +184,12 @@ prepare_buffers(struct hc_coll_op *op)
 	op->work = malloc(op->total * op->acc_size);
 	if (op->work == NULL)
 		return -HC_ERR_NOMEM;
-	if (op->acc == op->dtype)
+	if (lazy)
+		op->own = op->send;
+	else if (op->prescale)
+		prescale16(op->work, op->send, op->total, op->dtype,
+			   comm->size);
+	else if (op->acc == op->dtype)
 		memcpy(op->work, op->send, op->total * es);
 	else
 		hc_reduce_to_acc(op->work, op->send, op->total, op->dtype,
@@ -224,7 +275,7 @@ hc_coll_op_valid(const struct hc_coll_op *op)
 	       op->elem_size == hc_dtype_size(op->dtype) &&
 	       (unsigned int)op->acc < HC_DTYPE__MAX &&
 	       op->acc_size == hc_dtype_size(op->acc) &&
-	       (!reduces || op->total == 0 || op->reduce != NULL) &&
+	       (!reduces || op->total == 0 || op->reduce3 != NULL) &&
 	       op->root < op->comm->size && op->algo != NULL;
 }
 
