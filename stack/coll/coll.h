@@ -179,6 +179,10 @@ enum hc_precision {
  *  (the parser of the [coll] precision key). */
 int hc_precision_parse(const char *v);
 
+/** Slots of hc_comm's opmap: the collectives one communicator may have
+ *  started and not finished at once before a scan is needed. */
+#define HC_COMM_OPMAP 64
+
 struct hc_comm {
 	struct hc_coll *coll;
 	void *owner;            /**< the struct hc_ctx */
@@ -205,6 +209,12 @@ struct hc_comm {
 	struct hc_coll_op_list pending; /**< submitted, an earlier seq not yet */
 	struct hc_coll_op_list active;  /**< started, not finished */
 	struct hc_coll_op_list p2p;     /**< started sends and receives */
+	/** RX demux of active ops: slot seq % HC_COMM_OPMAP holds the
+	 *  active op of that sequence number, or another (check op->seq)
+	 *  or NULL; an op started while its slot was taken is counted in
+	 *  unmapped and found by a scan of active (only then). */
+	struct hc_coll_op *opmap[HC_COMM_OPMAP];
+	uint32_t unmapped;
 	uint32_t *p2p_tx_seq;   /**< [comm rank] next send's sequence number
 	                         *   (application threads, atomic) */
 	uint32_t *p2p_rx_seq;   /**< [comm rank] next receive's, likewise */
@@ -223,6 +233,20 @@ hc_coll_op_complete(const struct hc_coll_op *op)
 {
 	return op->status == 0 && op->done && op->sig_got >= op->sig_wanted;
 }
+
+/** The registered communicator with this id, or NULL: O(1) (coll.h's
+ *  cmap). Engine thread. */
+struct hc_comm *hc_coll_find_comm(struct hc_coll *c, uint32_t id);
+
+/** comm's active (started, not ended) collective with sequence number
+ *  seq, or NULL: O(1) unless more than HC_COMM_OPMAP are active with
+ *  colliding slots. Engine thread. */
+struct hc_coll_op *hc_comm_find_op(struct hc_comm *comm, uint32_t seq);
+
+/** Engine thread: op (started) goes on comm's active list and its demux
+ *  slot; hc_comm_active_remove takes it off both (hc_coll_op_end). */
+void hc_comm_active_add(struct hc_comm *comm, struct hc_coll_op *op);
+void hc_comm_active_remove(struct hc_comm *comm, struct hc_coll_op *op);
 
 /** The divisor the reduced result is divided by when it is rounded into
  *  the output: n for AVG (unless pre-scaled), else 1. */
@@ -276,6 +300,13 @@ struct hc_coll {
 	enum hc_algo_id algo;   /**< [coll] algo / HC_ALGO; comms copy it */
 	enum hc_precision precision; /**< [coll] precision */
 	TAILQ_HEAD(, hc_comm) comms; /**< registered communicators */
+	/** RX demux by comm id: open addressing, linear probing from
+	 *  hc_comm_hash(id) & cmap_mask, NULL-terminated; at most half
+	 *  full; rebuilt from comms when one leaves. NULL (no memory):
+	 *  comms is scanned. */
+	struct hc_comm **cmap;
+	uint32_t cmap_mask;
+	uint32_t ncomms;
 	struct hc_unexpected *unexp;
 	uint32_t unexp_len;
 	uint32_t unexp_max;
@@ -315,6 +346,9 @@ int hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 /** Engine thread: make comm's traffic deliverable (held packets of it
  *  are matched when its collectives start). */
 void hc_coll_add_comm(struct hc_coll *c, struct hc_comm *comm);
+
+/** Engine thread: take comm off c's list and id table. */
+void hc_coll_remove_comm(struct hc_coll *c, struct hc_comm *comm);
 
 /** Unregister (if registered) and free comm's tables. */
 void hc_comm_fini(struct hc_comm *comm);

@@ -47,6 +47,8 @@ hc_coll_free(struct hc_coll *c)
 	c->group_of = NULL;
 	free(c->unexp);
 	c->unexp = NULL;
+	free(c->cmap);
+	c->cmap = NULL;
 	c->unexp_len = 0;
 }
 
@@ -170,10 +172,8 @@ hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 void
 hc_comm_fini(struct hc_comm *comm)
 {
-	if (comm->registered) {
-		TAILQ_REMOVE(&comm->coll->comms, comm, link);
-		comm->registered = 0;
-	}
+	if (comm->registered)
+		hc_coll_remove_comm(comm->coll, comm);
 	free(comm->world);
 	free(comm->of_world);
 	free(comm->abort_msgs);

@@ -29,21 +29,140 @@ hc_coll_set_tune(struct hc_coll *c, const struct hc_tune *t)
 		comm->tune = *t;
 }
 
+/* Spread of a comm id over the table (ids are FNV-1a hashes, but the
+ * world's is 0 and small ids are legal): a multiplicative hash (Knuth,
+ * TAOCP vol. 3, 6.4, the golden-ratio constant). */
+static inline uint32_t
+comm_hash(uint32_t id)
+{
+	return id * 2654435761u;
+}
+
+/* Put comm in c's id table (which has room). */
+static void
+cmap_put(struct hc_coll *c, struct hc_comm *comm)
+{
+	uint32_t i = comm_hash(comm->id) & c->cmap_mask;
+
+	while (c->cmap[i] != NULL)
+		i = (i + 1) & c->cmap_mask;
+	c->cmap[i] = comm;
+}
+
+/* Rebuild c's id table from its list with at least 2 x ncomms slots;
+ * without memory the table goes and lookups scan the list. */
+static void
+cmap_rebuild(struct hc_coll *c)
+{
+	uint32_t size = 16;
+	struct hc_comm *comm;
+
+	while (size < 2 * c->ncomms + 2)
+		size *= 2;
+	free(c->cmap);
+	c->cmap = calloc(size, sizeof(*c->cmap));
+	c->cmap_mask = size - 1;
+	if (c->cmap == NULL)
+		return;
+	TAILQ_FOREACH(comm, &c->comms, link)
+		cmap_put(c, comm);
+}
+
 void
 hc_coll_add_comm(struct hc_coll *c, struct hc_comm *comm)
 {
 	TAILQ_INSERT_TAIL(&c->comms, comm, link);
 	comm->registered = 1;
+	c->ncomms++;
+	if (c->cmap == NULL || 2 * c->ncomms + 2 > c->cmap_mask + 1)
+		cmap_rebuild(c);
+	else
+		cmap_put(c, comm);
+}
+
+void
+hc_coll_remove_comm(struct hc_coll *c, struct hc_comm *comm)
+{
+	TAILQ_REMOVE(&c->comms, comm, link);
+	comm->registered = 0;
+	c->ncomms--;
+	cmap_rebuild(c);
+}
+
+struct hc_comm *
+hc_coll_find_comm(struct hc_coll *c, uint32_t id)
+{
+	struct hc_comm *comm;
+	uint32_t i;
+
+	if (c->cmap != NULL) {
+		for (i = comm_hash(id) & c->cmap_mask; c->cmap[i] != NULL;
+		     i = (i + 1) & c->cmap_mask)
+			if (c->cmap[i]->id == id)
+				return c->cmap[i];
+		return NULL;
+	}
+	TAILQ_FOREACH(comm, &c->comms, link)
+		if (comm->id == id)
+			return comm;
+	return NULL;
 }
 
 static struct hc_comm *
 find_comm(struct hc_coll *c, uint32_t id)
 {
-	struct hc_comm *comm;
+	return hc_coll_find_comm(c, id);
+}
 
-	TAILQ_FOREACH(comm, &c->comms, link)
-		if (comm->id == id)
-			return comm;
+/* op goes on comm's active list and into its demux slot. */
+void
+hc_comm_active_add(struct hc_comm *comm, struct hc_coll_op *op)
+{
+	struct hc_coll_op **slot = &comm->opmap[op->seq % HC_COMM_OPMAP];
+
+	TAILQ_INSERT_TAIL(&comm->active, op, link);
+	if (*slot == NULL)
+		*slot = op;
+	else
+		comm->unmapped++;
+}
+
+/* op leaves comm's active list and its demux slot; an unmapped op of
+ * that slot takes it. */
+void
+hc_comm_active_remove(struct hc_comm *comm, struct hc_coll_op *op)
+{
+	uint32_t k = op->seq % HC_COMM_OPMAP;
+	struct hc_coll_op *p;
+
+	TAILQ_REMOVE(&comm->active, op, link);
+	if (comm->opmap[k] != op) {
+		comm->unmapped--;
+		return;
+	}
+	comm->opmap[k] = NULL;
+	if (comm->unmapped == 0)
+		return;
+	TAILQ_FOREACH(p, &comm->active, link)
+		if (p->seq % HC_COMM_OPMAP == k) {
+			comm->opmap[k] = p;
+			comm->unmapped--;
+			return;
+		}
+}
+
+struct hc_coll_op *
+hc_comm_find_op(struct hc_comm *comm, uint32_t seq)
+{
+	struct hc_coll_op *op = comm->opmap[seq % HC_COMM_OPMAP];
+
+	if (op != NULL && op->seq == seq)
+		return op;
+	if (comm->unmapped == 0)
+		return NULL;
+	TAILQ_FOREACH(op, &comm->active, link)
+		if (op->seq == seq)
+			return op;
 	return NULL;
 }
 
@@ -309,7 +428,7 @@ op_start(struct hc_coll_op *op)
 	if (op->total == 0) {
 		/* No data to carry the signature: tell every rank, and finish
 		 * only when every rank said the same (C05, C13). */
-		TAILQ_INSERT_TAIL(&comm->active, op, link);
+		hc_comm_active_add(comm, op);
 		op->started = 1;
 		rc = send_signatures(op, 1);
 		if (rc != 0)
@@ -327,7 +446,7 @@ op_start(struct hc_coll_op *op)
 		op->done = 1;
 		return;
 	}
-	TAILQ_INSERT_TAIL(&comm->active, op, link);
+	hc_comm_active_add(comm, op);
 	op->started = 1;
 	/* The signature goes first to the right neighbour: should our data
 	 * never reach it (we have less to send than it expects), it still
@@ -409,8 +528,10 @@ void
 hc_coll_op_end(struct hc_coll_op *op)
 {
 	if (op->started) {
-		TAILQ_REMOVE(hc_coll_kind_p2p(op->kind) ? &op->comm->p2p :
-			     &op->comm->active, op, link);
+		if (hc_coll_kind_p2p(op->kind))
+			TAILQ_REMOVE(&op->comm->p2p, op, link);
+		else
+			hc_comm_active_remove(op->comm, op);
 		op->started = 0;
 	}
 	if (op->pending) {
@@ -458,9 +579,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 	if (comm != NULL && hc_coll_step_p2p(d->step))
 		return hc_p2p_data(c, comm, src, d, payload, m);
 	if (comm != NULL)
-		TAILQ_FOREACH(op, &comm->active, link)
-			if (op->seq == d->coll_seq)
-				break;
+		op = hc_comm_find_op(comm, d->coll_seq);
 	/* Not started here yet, or of a communicator this rank has not
 	 * made yet (a split finishes at different times on different
 	 * ranks): hold it. */
