@@ -61,8 +61,20 @@ send_slice(struct hc_coll_op *op, uint32_t k)
 		g->s.send_left--;
 		return;
 	}
-	hc_data_fill(msg, op, 0, wire_buf(op) + first * es, len * es,
-		     first * es);
+	if (!is_bcast(op) && !g->receives && op->own != NULL &&
+	    op->acc == op->dtype) {
+		/* the head of a reduce: its contribution straight from the
+		 * send buffer */
+		hc_data_fill(msg, op, 0, op->own + first * es, len * es,
+			     first * es);
+	} else {
+		if (!is_bcast(op) && !g->receives && op->own != NULL)
+			hc_reduce_to_acc(op->work + first * es,
+					 op->own + first * op->elem_size, len,
+					 op->dtype, op->acc);
+		hc_data_fill(msg, op, 0, wire_buf(op) + first * es, len * es,
+			     first * es);
+	}
 	rc = hct_send(op->comm->coll->hct, g->next, msg);
 	if (rc != 0)
 		hc_coll_op_fail(op, rc);
@@ -73,7 +85,7 @@ static void
 finish_slice(struct hc_coll_op *op, uint32_t k)
 {
 	struct chain *g = op->algo_state;
-	uint32_t div = op->op == HC_OP_AVG ? op->comm->size : 1;
+	uint32_t div = hc_coll_op_div(op);
 	uint64_t first, len;
 
 	if (is_bcast(op) || g->pos != 0 || (op->work == op->recv && div == 1))
@@ -171,6 +183,9 @@ chain_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 	u.len = len * u.es;
 	u.got = &g->s.got[k];
 	u.reduce = !is_bcast(op);
+	/* each slice arrives once: the first reduction of its region */
+	u.own = u.reduce && op->own != NULL ?
+		op->own + first * op->elem_size : NULL;
 	u.done = unit_done;
 	u.id = k;
 	return hc_data_accept(op, &u, d, payload);

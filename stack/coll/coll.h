@@ -123,7 +123,21 @@ struct hc_coll_op {
 	uint8_t *work;          /**< where reduce-scatter accumulates: recv
 	                         *   itself when acc == dtype, else a buffer of
 	                         *   count acc elements owned by the op */
-	hc_reduce_fn reduce;    /**< kernel on acc elements */
+	hc_reduce_fn reduce;    /**< kernel on acc elements; NULL when acc
+	                         *   is FLOAT16/BFLOAT16 (native precision) */
+	hc_reduce3_fn reduce3;  /**< three-operand kernel on acc elements
+	                         *   (reduce.h): every reduction of received
+	                         *   data runs through it */
+	const uint8_t *own;     /**< this rank's contribution (the full
+	                         *   buffer's element numbering), read on the
+	                         *   first reduction of each region instead
+	                         *   of a pre-copy into work (ring, chain):
+	                         *   op->send, in dtype; NULL when work was
+	                         *   filled with it before the algorithm ran
+	                         *   (plan algorithms, pre-scaled AVG) */
+	uint8_t prescale;       /**< native 16-bit AVG: every contribution
+	                         *   was multiplied by 1/n before the sum,
+	                         *   so the result is not divided again */
 	uint8_t cls;            /**< enum hct_class of its messages;
 	                         *   HCT_CLASS_NORMAL unless the request
 	                         *   asks for another */
@@ -148,6 +162,26 @@ struct hc_coll_op {
 TAILQ_HEAD(hc_coll_op_list, hc_coll_op);
 
 struct hc_coll;
+
+/** How FLOAT16/BFLOAT16 reductions accumulate ([coll] precision). */
+enum hc_precision {
+	/** Partial sums in float32 on the wire, rounded once at the end
+	 *  (reduce.h's contract; C10, C11). */
+	HC_PRECISION_FP32 = 0,
+	/** Partial sums in the element type (2 bytes per element on the
+	 *  wire), rounded at every hop as NCCL does; AVG as a sum of the
+	 *  contributions each pre-multiplied by 1/n (NCCL's PreMulSum), so
+	 *  it cannot overflow where the mean does not. */
+	HC_PRECISION_NATIVE = 1,
+};
+
+/** "fp32" -> HC_PRECISION_FP32, "native" -> HC_PRECISION_NATIVE, else -1
+ *  (the parser of the [coll] precision key). */
+int hc_precision_parse(const char *v);
+
+/** Slots of hc_comm's opmap: the collectives one communicator may have
+ *  started and not finished at once before a scan is needed. */
+#define HC_COMM_OPMAP 64
 
 struct hc_comm {
 	struct hc_coll *coll;
@@ -175,6 +209,12 @@ struct hc_comm {
 	struct hc_coll_op_list pending; /**< submitted, an earlier seq not yet */
 	struct hc_coll_op_list active;  /**< started, not finished */
 	struct hc_coll_op_list p2p;     /**< started sends and receives */
+	/** RX demux of active ops: slot seq % HC_COMM_OPMAP holds the
+	 *  active op of that sequence number, or another (check op->seq)
+	 *  or NULL; an op started while its slot was taken is counted in
+	 *  unmapped and found by a scan of active (only then). */
+	struct hc_coll_op *opmap[HC_COMM_OPMAP];
+	uint32_t unmapped;
 	uint32_t *p2p_tx_seq;   /**< [comm rank] next send's sequence number
 	                         *   (application threads, atomic) */
 	uint32_t *p2p_rx_seq;   /**< [comm rank] next receive's, likewise */
@@ -192,6 +232,28 @@ static inline int
 hc_coll_op_complete(const struct hc_coll_op *op)
 {
 	return op->status == 0 && op->done && op->sig_got >= op->sig_wanted;
+}
+
+/** The registered communicator with this id, or NULL: O(1) (coll.h's
+ *  cmap). Engine thread. */
+struct hc_comm *hc_coll_find_comm(struct hc_coll *c, uint32_t id);
+
+/** comm's active (started, not ended) collective with sequence number
+ *  seq, or NULL: O(1) unless more than HC_COMM_OPMAP are active with
+ *  colliding slots. Engine thread. */
+struct hc_coll_op *hc_comm_find_op(struct hc_comm *comm, uint32_t seq);
+
+/** Engine thread: op (started) goes on comm's active list and its demux
+ *  slot; hc_comm_active_remove takes it off both (hc_coll_op_end). */
+void hc_comm_active_add(struct hc_comm *comm, struct hc_coll_op *op);
+void hc_comm_active_remove(struct hc_comm *comm, struct hc_coll_op *op);
+
+/** The divisor the reduced result is divided by when it is rounded into
+ *  the output: n for AVG (unless pre-scaled), else 1. */
+static inline uint32_t
+hc_coll_op_div(const struct hc_coll_op *op)
+{
+	return op->op == HC_OP_AVG && !op->prescale ? op->comm->size : 1;
 }
 
 /** op is over: failed, or complete with its control messages cut. */
@@ -236,7 +298,15 @@ struct hc_coll {
 	uint32_t *group_of;     /**< world rank -> group id; NULL: own rank */
 	struct hc_tune tune;    /**< agreed at bring-up; comms copy it */
 	enum hc_algo_id algo;   /**< [coll] algo / HC_ALGO; comms copy it */
+	enum hc_precision precision; /**< [coll] precision */
 	TAILQ_HEAD(, hc_comm) comms; /**< registered communicators */
+	/** RX demux by comm id: open addressing, linear probing from
+	 *  hc_comm_hash(id) & cmap_mask, NULL-terminated; at most half
+	 *  full; rebuilt from comms when one leaves. NULL (no memory):
+	 *  comms is scanned. */
+	struct hc_comm **cmap;
+	uint32_t cmap_mask;
+	uint32_t ncomms;
 	struct hc_unexpected *unexp;
 	uint32_t unexp_len;
 	uint32_t unexp_max;
@@ -249,6 +319,7 @@ struct hc_coll_conf {
 	uint32_t unexpected_max; /**< [coll] unexpected_max: DATA packets held
 	                          *   for collectives not posted yet */
 	enum hc_algo_id algo;    /**< [coll] algo / HC_ALGO */
+	enum hc_precision precision; /**< [coll] precision / HC_PRECISION */
 };
 
 /** The cluster-file keys of struct hc_coll_conf. */
@@ -275,6 +346,9 @@ int hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 /** Engine thread: make comm's traffic deliverable (held packets of it
  *  are matched when its collectives start). */
 void hc_coll_add_comm(struct hc_coll *c, struct hc_comm *comm);
+
+/** Engine thread: take comm off c's list and id table. */
+void hc_coll_remove_comm(struct hc_coll *c, struct hc_comm *comm);
 
 /** Unregister (if registered) and free comm's tables. */
 void hc_comm_fini(struct hc_comm *comm);

@@ -30,6 +30,7 @@ hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
 	c->slice_bytes = conf->slice_bytes;
 	c->unexp_max = conf->unexpected_max;
 	c->algo = conf->algo;
+	c->precision = conf->precision;
 	TAILQ_INIT(&c->comms);
 	c->unexp = calloc(conf->unexpected_max, sizeof(*c->unexp));
 	return c->unexp == NULL ? -HC_ERR_NOMEM : 0;
@@ -46,6 +47,8 @@ hc_coll_free(struct hc_coll *c)
 	c->group_of = NULL;
 	free(c->unexp);
 	c->unexp = NULL;
+	free(c->cmap);
+	c->cmap = NULL;
 	c->unexp_len = 0;
 }
 
@@ -169,10 +172,8 @@ hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 void
 hc_comm_fini(struct hc_comm *comm)
 {
-	if (comm->registered) {
-		TAILQ_REMOVE(&comm->coll->comms, comm, link);
-		comm->registered = 0;
-	}
+	if (comm->registered)
+		hc_coll_remove_comm(comm->coll, comm);
 	free(comm->world);
 	free(comm->of_world);
 	free(comm->abort_msgs);
@@ -291,8 +292,18 @@ op_fill(struct hc_coll_op *op, struct hc_comm *comm, enum hc_coll_kind kind,
 	op->send = sendbuf;
 	op->recv = recvbuf;
 	op->acc = gathers ? dtype : hc_reduce_acc_dtype(dtype, rop);
+	if (!gathers && comm->coll->precision == HC_PRECISION_NATIVE &&
+	    (dtype == HC_DTYPE_FLOAT16 || dtype == HC_DTYPE_BFLOAT16)) {
+		/* [coll] precision = native: 16-bit partial sums, AVG as a
+		 * pre-scaled sum; the signature tells the ranks apart from
+		 * fp32 ones, whose wire format differs */
+		op->acc = dtype;
+		op->prescale = rop == HC_OP_AVG;
+		op->sig = (op->sig ^ 0x6e) * 16777619u;
+	}
 	op->acc_size = (uint32_t)hc_dtype_size(op->acc);
 	op->reduce = hc_reduce_get(op->acc, rop);
+	op->reduce3 = hc_reduce3_get(op->acc, rop);
 	op->cls = HCT_CLASS_NORMAL; /* request.c sets the caller's class */
 }
 

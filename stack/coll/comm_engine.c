@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_mbuf.h>
 
 #include "coll.h"
@@ -28,21 +29,140 @@ hc_coll_set_tune(struct hc_coll *c, const struct hc_tune *t)
 		comm->tune = *t;
 }
 
+/* Spread of a comm id over the table (ids are FNV-1a hashes, but the
+ * world's is 0 and small ids are legal): a multiplicative hash (Knuth,
+ * TAOCP vol. 3, 6.4, the golden-ratio constant). */
+static inline uint32_t
+comm_hash(uint32_t id)
+{
+	return id * 2654435761u;
+}
+
+/* Put comm in c's id table (which has room). */
+static void
+cmap_put(struct hc_coll *c, struct hc_comm *comm)
+{
+	uint32_t i = comm_hash(comm->id) & c->cmap_mask;
+
+	while (c->cmap[i] != NULL)
+		i = (i + 1) & c->cmap_mask;
+	c->cmap[i] = comm;
+}
+
+/* Rebuild c's id table from its list with at least 2 x ncomms slots;
+ * without memory the table goes and lookups scan the list. */
+static void
+cmap_rebuild(struct hc_coll *c)
+{
+	uint32_t size = 16;
+	struct hc_comm *comm;
+
+	while (size < 2 * c->ncomms + 2)
+		size *= 2;
+	free(c->cmap);
+	c->cmap = calloc(size, sizeof(*c->cmap));
+	c->cmap_mask = size - 1;
+	if (c->cmap == NULL)
+		return;
+	TAILQ_FOREACH(comm, &c->comms, link)
+		cmap_put(c, comm);
+}
+
 void
 hc_coll_add_comm(struct hc_coll *c, struct hc_comm *comm)
 {
 	TAILQ_INSERT_TAIL(&c->comms, comm, link);
 	comm->registered = 1;
+	c->ncomms++;
+	if (c->cmap == NULL || 2 * c->ncomms + 2 > c->cmap_mask + 1)
+		cmap_rebuild(c);
+	else
+		cmap_put(c, comm);
+}
+
+void
+hc_coll_remove_comm(struct hc_coll *c, struct hc_comm *comm)
+{
+	TAILQ_REMOVE(&c->comms, comm, link);
+	comm->registered = 0;
+	c->ncomms--;
+	cmap_rebuild(c);
+}
+
+struct hc_comm *
+hc_coll_find_comm(struct hc_coll *c, uint32_t id)
+{
+	struct hc_comm *comm;
+	uint32_t i;
+
+	if (c->cmap != NULL) {
+		for (i = comm_hash(id) & c->cmap_mask; c->cmap[i] != NULL;
+		     i = (i + 1) & c->cmap_mask)
+			if (c->cmap[i]->id == id)
+				return c->cmap[i];
+		return NULL;
+	}
+	TAILQ_FOREACH(comm, &c->comms, link)
+		if (comm->id == id)
+			return comm;
+	return NULL;
 }
 
 static struct hc_comm *
 find_comm(struct hc_coll *c, uint32_t id)
 {
-	struct hc_comm *comm;
+	return hc_coll_find_comm(c, id);
+}
 
-	TAILQ_FOREACH(comm, &c->comms, link)
-		if (comm->id == id)
-			return comm;
+/* op goes on comm's active list and into its demux slot. */
+void
+hc_comm_active_add(struct hc_comm *comm, struct hc_coll_op *op)
+{
+	struct hc_coll_op **slot = &comm->opmap[op->seq % HC_COMM_OPMAP];
+
+	TAILQ_INSERT_TAIL(&comm->active, op, link);
+	if (*slot == NULL)
+		*slot = op;
+	else
+		comm->unmapped++;
+}
+
+/* op leaves comm's active list and its demux slot; an unmapped op of
+ * that slot takes it. */
+void
+hc_comm_active_remove(struct hc_comm *comm, struct hc_coll_op *op)
+{
+	uint32_t k = op->seq % HC_COMM_OPMAP;
+	struct hc_coll_op *p;
+
+	TAILQ_REMOVE(&comm->active, op, link);
+	if (comm->opmap[k] != op) {
+		comm->unmapped--;
+		return;
+	}
+	comm->opmap[k] = NULL;
+	if (comm->unmapped == 0)
+		return;
+	TAILQ_FOREACH(p, &comm->active, link)
+		if (p->seq % HC_COMM_OPMAP == k) {
+			comm->opmap[k] = p;
+			comm->unmapped--;
+			return;
+		}
+}
+
+struct hc_coll_op *
+hc_comm_find_op(struct hc_comm *comm, uint32_t seq)
+{
+	struct hc_coll_op *op = comm->opmap[seq % HC_COMM_OPMAP];
+
+	if (op != NULL && op->seq == seq)
+		return op;
+	if (comm->unmapped == 0)
+		return NULL;
+	TAILQ_FOREACH(op, &comm->active, link)
+		if (op->seq == seq)
+			return op;
 	return NULL;
 }
 
@@ -85,14 +205,45 @@ own_first(const struct hc_coll_op *op)
 				   : op->count * op->comm->rank;
 }
 
+/* dst = src / n, element by element (n elements of a 16-bit float
+ * dtype): widened exactly, divided in float32, rounded to nearest-even;
+ * dst may equal src. The pre-scaling of native-precision AVG. */
+static void
+prescale16(uint8_t *dst, const uint8_t *src, uint64_t count,
+	   enum hc_dtype dtype, uint32_t n)
+{
+	float tmp[2048];
+	uint64_t i, k;
+
+	for (i = 0; i < count; i += k) {
+		k = RTE_MIN(count - i, (uint64_t)RTE_DIM(tmp));
+		hc_reduce_to_acc(tmp, src + 2 * i, k, dtype, HC_DTYPE_FLOAT32);
+		hc_reduce_from_acc(dst + 2 * i, tmp, k, dtype, HC_DTYPE_FLOAT32,
+				   n);
+	}
+}
+
 /* Fill op->work, the buffer the reduce-scatter phase accumulates in, and
- * put this rank's own contribution where the ring expects it. */
+ * say where this rank's own contribution is read (op->own).
+ *
+ * The ring and the chain read it straight from the send buffer: the first
+ * reduction of each region computes work = incoming OP send (data.h), and
+ * what a rank sends before it reduced anything comes from the send buffer
+ * too (or, accumulating wider than dtype, from that region alone widened
+ * into work), so an out-of-place collective copies nothing up front and
+ * never writes the send buffer; in place, work is the send buffer and the
+ * same kernels reduce into it. The plan algorithms (tree, hd, hier), whose
+ * concurrent RECVs of one range leave no "first" reduction to name, and
+ * native AVG, whose contributions are pre-scaled, still fill work first. */
 static int
 prepare_buffers(struct hc_coll_op *op)
 {
 	struct hc_comm *comm = op->comm;
 	size_t es = op->elem_size;
+	int lazy = (op->algo == &hc_algo_ring || op->algo == &hc_algo_chain) &&
+		   !op->prescale;
 
+	op->own = NULL;
 	switch (op->kind) {
 	case HC_COLL_BROADCAST:
 		if (comm->rank == op->root && op->send != op->recv)
@@ -103,6 +254,12 @@ prepare_buffers(struct hc_coll_op *op)
 		if (comm->size == 1) {
 			if (op->send != op->recv)
 				memcpy(op->recv, op->send, op->count * es);
+			return 0;
+		}
+		/* The root reduces into recv itself when it can. */
+		if (lazy && comm->rank == op->root && op->acc == op->dtype) {
+			op->work = op->recv;
+			op->own = op->send;
 			return 0;
 		}
 		break; /* a work buffer: the send buffer stays untouched */
@@ -127,9 +284,17 @@ prepare_buffers(struct hc_coll_op *op)
 	default:
 		/* One rank: the reduction of one value is the value (AVG
 		 * divides by 1, 16-bit floats convert exactly). */
-		if (comm->size == 1 || op->acc == op->dtype) {
-			if (op->send != op->recv)
+		if (comm->size == 1 || (op->acc == op->dtype && !op->prescale)) {
+			if (lazy && comm->size > 1)
+				op->own = op->send;
+			else if (op->send != op->recv)
 				memcpy(op->recv, op->send, op->total * es);
+			op->work = op->recv;
+			return 0;
+		}
+		if (op->acc == op->dtype) { /* native AVG */
+			prescale16(op->recv, op->send, op->total, op->dtype,
+				   comm->size);
 			op->work = op->recv;
 			return 0;
 		}
@@ -138,7 +303,12 @@ prepare_buffers(struct hc_coll_op *op)
 	op->work = malloc(op->total * op->acc_size);
 	if (op->work == NULL)
 		return -HC_ERR_NOMEM;
-	if (op->acc == op->dtype)
+	if (lazy)
+		op->own = op->send;
+	else if (op->prescale)
+		prescale16(op->work, op->send, op->total, op->dtype,
+			   comm->size);
+	else if (op->acc == op->dtype)
 		memcpy(op->work, op->send, op->total * es);
 	else
 		hc_reduce_to_acc(op->work, op->send, op->total, op->dtype,
@@ -224,7 +394,7 @@ hc_coll_op_valid(const struct hc_coll_op *op)
 	       op->elem_size == hc_dtype_size(op->dtype) &&
 	       (unsigned int)op->acc < HC_DTYPE__MAX &&
 	       op->acc_size == hc_dtype_size(op->acc) &&
-	       (!reduces || op->total == 0 || op->reduce != NULL) &&
+	       (!reduces || op->total == 0 || op->reduce3 != NULL) &&
 	       op->root < op->comm->size && op->algo != NULL;
 }
 
@@ -258,7 +428,7 @@ op_start(struct hc_coll_op *op)
 	if (op->total == 0) {
 		/* No data to carry the signature: tell every rank, and finish
 		 * only when every rank said the same (C05, C13). */
-		TAILQ_INSERT_TAIL(&comm->active, op, link);
+		hc_comm_active_add(comm, op);
 		op->started = 1;
 		rc = send_signatures(op, 1);
 		if (rc != 0)
@@ -276,7 +446,7 @@ op_start(struct hc_coll_op *op)
 		op->done = 1;
 		return;
 	}
-	TAILQ_INSERT_TAIL(&comm->active, op, link);
+	hc_comm_active_add(comm, op);
 	op->started = 1;
 	/* The signature goes first to the right neighbour: should our data
 	 * never reach it (we have less to send than it expects), it still
@@ -358,8 +528,10 @@ void
 hc_coll_op_end(struct hc_coll_op *op)
 {
 	if (op->started) {
-		TAILQ_REMOVE(hc_coll_kind_p2p(op->kind) ? &op->comm->p2p :
-			     &op->comm->active, op, link);
+		if (hc_coll_kind_p2p(op->kind))
+			TAILQ_REMOVE(&op->comm->p2p, op, link);
+		else
+			hc_comm_active_remove(op->comm, op);
 		op->started = 0;
 	}
 	if (op->pending) {
@@ -407,9 +579,7 @@ hc_coll_data(void *ctx, uint32_t src, const struct hct_data_desc *d,
 	if (comm != NULL && hc_coll_step_p2p(d->step))
 		return hc_p2p_data(c, comm, src, d, payload, m);
 	if (comm != NULL)
-		TAILQ_FOREACH(op, &comm->active, link)
-			if (op->seq == d->coll_seq)
-				break;
+		op = hc_comm_find_op(comm, d->coll_seq);
 	/* Not started here yet, or of a communicator this rank has not
 	 * made yet (a split finishes at different times on different
 	 * ranks): hold it. */

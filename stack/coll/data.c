@@ -23,9 +23,22 @@ hc_data_accept(struct hc_coll_op *op, const struct hc_rx_unit *u,
 		return HCT_RX_CONSUMED;
 	}
 	at = d->offset - u->first;
-	if (u->reduce)
-		op->reduce(u->dst + at, payload, d->length / u->es);
-	else
+	if (u->reduce && u->own == NULL) {
+		op->reduce3(u->dst + at, payload, u->dst + at,
+			    d->length / u->es);
+	} else if (u->reduce && op->acc == op->dtype) {
+		/* first touch: recv = incoming OP send, one pass */
+		op->reduce3(u->dst + at, payload, u->own + at,
+			    d->length / u->es);
+	} else if (u->reduce) {
+		/* first touch, accumulating wider than dtype: widen this
+		 * packet's share of the contribution (in cache), reduce */
+		uint64_t n = d->length / u->es;
+
+		hc_reduce_to_acc(u->dst + at, u->own + at / u->es *
+				 op->elem_size, n, op->dtype, op->acc);
+		op->reduce3(u->dst + at, payload, u->dst + at, n);
+	} else
 		memcpy(u->dst + at, payload, d->length);
 	*u->got += d->length;
 	if (*u->got == u->len)

@@ -39,8 +39,15 @@ struct hc_rx_unit {
 	uint64_t *got;       /**< bytes of it received so far (counted here) */
 	uint32_t es;         /**< bytes per element on the wire: offsets and
 	                      *   lengths must be multiples of it */
-	int reduce;          /**< reduce into dst with op->reduce (elements of
-	                      *   es bytes), else copy */
+	int reduce;          /**< reduce into dst with op->reduce3 (elements
+	                      *   of es bytes), else copy */
+	const uint8_t *own;  /**< reduce only: NULL, dst holds a partial
+	                      *   result (dst = payload OP dst); else the
+	                      *   unit is the first reduction of its region
+	                      *   and own (op->own at the unit's first
+	                      *   element, dtype elements) is this rank's
+	                      *   contribution: dst = payload OP own, so dst
+	                      *   needs no pre-copy of the send buffer */
 	hc_rx_done_fn done;  /**< called once *got reaches len */
 	uint64_t id;         /**< passed to done */
 };
@@ -49,7 +56,8 @@ struct hc_rx_unit {
  * Accept DATA packet d (payload of d->length bytes) for unit u of op:
  * check that it is non-empty, element-aligned, inside the unit (overflow
  * safe) and not more than the unit still lacks; reduce or copy it into
- * place; count it; complete the unit (u->done) when it is full.
+ * place (the payload is read where it lies, in the received mbuf, and
+ * reduced or copied once into the destination); count it; complete the unit (u->done) when it is full.
  * A packet that fails a check, or u NULL (the packet names no unit of
  * op), counts as bad_data and is dropped.
  * @return HCT_RX_CONSUMED always: the payload was used or dropped.

@@ -53,7 +53,7 @@ issue(struct hc_coll_op *op, uint32_t i)
 	int rc;
 
 	if (st->kind == HC_STEP_FINISH) {
-		uint32_t div = op->op == HC_OP_AVG ? op->comm->size : 1;
+		uint32_t div = hc_coll_op_div(op);
 
 		if (op->work != op->recv || div != 1)
 			hc_reduce_from_acc(op->recv + st->first * op->elem_size,
@@ -141,6 +141,7 @@ hc_plan_run_data(struct hc_coll_op *op, uint32_t src,
 	u.dst = (u.reduce ? op->work : op->recv) + s->first * u.es;
 	u.first = s->first * u.es;
 	u.len = s->len * u.es;
+	u.own = NULL; /* work was filled before the plan ran */
 	u.got = &x->s.got[i];
 	u.done = unit_done;
 	u.id = i;

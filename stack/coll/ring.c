@@ -55,6 +55,29 @@ reduce_phase(const struct ring *g, uint32_t step)
 	return step < g->n - 1;
 }
 
+/* Where the message of (step, slice) reads len elements from element
+ * first of ring chunk c. Step 0 sends this rank's own contribution, not
+ * reduced yet: straight from the send buffer (op->own) when it travels in
+ * its own type, else widened into work (that slice only) first. */
+static const uint8_t *
+send_src(struct hc_coll_op *op, uint32_t step, uint32_t c, uint64_t first,
+	 uint64_t len)
+{
+	struct ring *g = op->algo_state;
+
+	if (!reduce_phase(g, step))
+		return hc_coll_gather_ptr(op, (c + g->n - g->shift) % g->n,
+					  first);
+	if (step != 0 || op->own == NULL)
+		return op->work + first * op->acc_size;
+	if (op->acc == op->dtype)
+		return op->own + first * op->elem_size;
+	hc_reduce_to_acc(op->work + first * op->acc_size,
+			 op->own + first * op->elem_size, len, op->dtype,
+			 op->acc);
+	return op->work + first * op->acc_size;
+}
+
 /* Queue the message of (step, slice); empty ones count as sent. */
 static void
 send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
@@ -71,13 +94,21 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 		g->s.send_left--;
 		return;
 	}
-	hc_data_fill(msg, op, (uint16_t)step, reduce_phase(g, step) ?
-		     op->work + first * es :
-		     hc_coll_gather_ptr(op, (c + g->n - g->shift) % g->n, first),
-		     len * es, first * es);
+	hc_data_fill(msg, op, (uint16_t)step,
+		     send_src(op, step, c, first, len), len * es, first * es);
 	rc = hct_send(op->comm->coll->hct, g->right, msg);
 	if (rc != 0)
 		hc_coll_op_fail(op, rc);
+}
+
+/* Whether the last reduce-scatter step reduces straight into the output
+ * (the owned chunk needs no copy from work): when work is the output, or
+ * the accumulation type is the element type (reduce-scatter's work is a
+ * buffer of the whole vector, its output one block). */
+static int
+owned_direct(const struct hc_coll_op *op)
+{
+	return op->work == op->recv || op->acc == op->dtype;
 }
 
 /* After the last reduce-scatter step this rank owns chunk r+1 reduced
@@ -87,13 +118,15 @@ static void
 finish_owned(struct hc_coll_op *op, uint32_t slice)
 {
 	struct ring *g = op->algo_state;
-	uint32_t div = op->op == HC_OP_AVG ? g->n : 1;
+	uint32_t div = hc_coll_op_div(op);
 	uint64_t first, len;
+	uint8_t *out;
 
-	if (op->work == op->recv && div == 1)
+	if (owned_direct(op) && div == 1)
 		return;
 	span(g, (op->comm->rank + 1) % g->n, slice, &first, &len);
-	hc_reduce_from_acc(op->recv + (first - op->out_base) * op->elem_size,
+	out = op->recv + (first - op->out_base) * op->elem_size;
+	hc_reduce_from_acc(out, owned_direct(op) ? out :
 			   op->work + first * op->acc_size, len, op->dtype,
 			   op->acc, div);
 }
@@ -216,8 +249,17 @@ ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 		return hc_data_accept(op, NULL, d, payload);
 	hc_ring_span(&g->plan, b, k, &first, &len);
 	u.reduce = reduce_phase(g, step);
-	u.dst = u.reduce ? op->work + first * u.es :
-		hc_coll_gather_ptr(op, b, first);
+	/* Every chunk is reduced once per rank in the reduce-scatter phase
+	 * (the chunks received at steps 0..n-2 differ, and differ from the
+	 * one sent at step 0): always the first reduction of its region. */
+	u.own = u.reduce && op->own != NULL ?
+		op->own + first * op->elem_size : NULL;
+	if (!u.reduce)
+		u.dst = hc_coll_gather_ptr(op, b, first);
+	else if (step == n - 2 && owned_direct(op))
+		u.dst = op->recv + (first - op->out_base) * u.es;
+	else
+		u.dst = op->work + first * u.es;
 	u.first = first * u.es;
 	u.len = len * u.es;
 	u.id = idx(g, step, k);

@@ -249,15 +249,88 @@ test_engine_check(void)
 	/* a reduction without its kernel; a root outside the communicator */
 	CU_ASSERT_EQUAL(hc_coll_prepare(&comm, &op, HC_COLL_REDUCE, a, b, 4,
 					HC_DTYPE_INT32, HC_OP_MAX, 0), 0);
-	op.reduce = NULL;
+	op.reduce3 = NULL; /* every received reduction runs through it */
 	CU_ASSERT_FALSE(hc_coll_op_valid(&op));
-	op.reduce = next.reduce;
+	op.reduce3 = next.reduce3;
 	op.root = 1;
 	CU_ASSERT_FALSE(hc_coll_op_valid(&op));
 	hc_comm_fini(&comm);
 }
 
+/* RX demux: 300 communicators (the world's id 0 and split ids) and, on
+ * some, up to 200 outstanding collectives (sequence numbers that collide
+ * in the 64 op slots, and one that wraps 2^32): every (comm id, seq) finds
+ * its own comm and op, absent ones find nothing, and so after removals in
+ * any order. */
+static void
+test_demux(void)
+{
+	enum { NC = 300, NOPS = 200 };
+	static struct hc_comm comms[NC];
+	static struct hc_coll_op ops[NOPS];
+	static const uint32_t world[4] = { 0, 1, 2, 3 };
+	struct hc_coll c;
+	struct hc_coll_conf conf = { .slice_bytes = 1024,
+				     .unexpected_max = 16 };
+	uint32_t i, bad = 0;
+
+	CU_ASSERT_EQUAL_FATAL(hc_coll_init(&c, NULL, 0, &conf), 0);
+	for (i = 0; i < NC; i++) {
+		uint32_t id = i == 0 ? 0 : hc_comm_split_id(&comms[0], i,
+							    (int)i % 3);
+
+		CU_ASSERT_EQUAL_FATAL(hc_comm_init(&comms[i], &c, NULL, id, 0,
+						   4, world, 4), 0);
+		hc_coll_add_comm(&c, &comms[i]);
+	}
+	for (i = 0; i < NC; i++)
+		bad += hc_coll_find_comm(&c, comms[i].id) != &comms[i];
+	CU_ASSERT_EQUAL(bad, 0);
+	/* an id no comm has (the split ids are FNV-1a, never these) */
+	CU_ASSERT_PTR_NULL(hc_coll_find_comm(&c, 0xdeadbeef));
+	CU_ASSERT_PTR_NULL(hc_coll_find_comm(&c, 7));
+	/* ops on comm 5: seq 1000.. (64 apart collide), and 2^32 - 1 */
+	for (i = 0; i < NOPS; i++) {
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].comm = &comms[5];
+		ops[i].seq = i == 0 ? UINT32_MAX : 1000 + i * (i % 2 ? 1 : 64);
+		hc_comm_active_add(&comms[5], &ops[i]);
+	}
+	for (i = 0; i < NOPS; i++)
+		bad += hc_comm_find_op(&comms[5], ops[i].seq) != &ops[i];
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_PTR_NULL(hc_comm_find_op(&comms[5], 999));
+	CU_ASSERT_PTR_NULL(hc_comm_find_op(&comms[6], ops[1].seq));
+	/* end every other op (mapped and unmapped alike) */
+	for (i = 0; i < NOPS; i += 2)
+		hc_comm_active_remove(&comms[5], &ops[i]);
+	for (i = 0; i < NOPS; i++)
+		bad += hc_comm_find_op(&comms[5], ops[i].seq) !=
+		       (i % 2 ? &ops[i] : NULL);
+	CU_ASSERT_EQUAL(bad, 0);
+	for (i = 1; i < NOPS; i += 2)
+		hc_comm_active_remove(&comms[5], &ops[i]);
+	CU_ASSERT_EQUAL(comms[5].unmapped, 0);
+	for (i = 0; i < NOPS; i++)
+		bad += hc_comm_find_op(&comms[5], ops[i].seq) != NULL;
+	CU_ASSERT_EQUAL(bad, 0);
+	/* unregister every third comm; the rest still route */
+	for (i = 0; i < NC; i += 3)
+		hc_comm_fini(&comms[i]);
+	for (i = 0; i < NC; i++)
+		bad += hc_coll_find_comm(&c, comms[i].id) !=
+		       (i % 3 ? &comms[i] : NULL);
+	CU_ASSERT_EQUAL(bad, 0);
+	for (i = 0; i < NC; i++)
+		if (i % 3)
+			hc_comm_fini(&comms[i]);
+	CU_ASSERT_EQUAL(c.ncomms, 0);
+	CU_ASSERT_PTR_NULL(hc_coll_find_comm(&c, comms[1].id));
+	hc_coll_free(&c);
+}
+
 static CU_TestInfo tests[] = {
+	{ "RX demux: 300 communicators, 200 outstanding ops", test_demux },
 	{ "C19 engine-side check of a smuggled op", test_engine_check },
 	{ "reduce-scatterv arguments", test_rsv_args },
 	{ "all-gatherv arguments", test_agv_args },

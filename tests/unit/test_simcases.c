@@ -26,6 +26,9 @@
 #include <CUnit/Basic.h>
 
 #include "simcoll.h"
+#include "coll.h"
+#include "half.h"
+#include "ring_plan.h"
 
 static const enum hc_algo_id algos[] = {
 	HC_ALGO_RING, HC_ALGO_TREE, HC_ALGO_HD, HC_ALGO_HIER,
@@ -188,6 +191,224 @@ test_c12(void)
 	run_vals(&v);
 }
 
+/* ---- [coll] precision = native (fp16/bf16) ---------------------------- */
+
+/* n ranks on the star of world(), algorithm algo, [coll] precision prec. */
+static struct hc_simrun *
+world_prec(uint32_t n, enum hc_algo_id algo, enum hc_precision prec)
+{
+	struct hc_sim_link_conf link = { .rate_gbps = 100, .prop_ns = 1000,
+					 .queue_bytes = 1 << 20 };
+	struct hc_simrun_conf rc = {
+		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = n,
+			 .host_link = link },
+		.seed = 1,
+	};
+	struct hc_simrun *run = NULL;
+	struct hc_config cfg;
+	int e;
+
+	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
+	cfg.port.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
+	cfg.coll.algo = algo;
+	cfg.coll.precision = prec;
+	rc.cfg = &cfg;
+	e = hc_simrun_create(&rc, &run);
+	hc_config_free(&cfg);
+	CU_ASSERT_FATAL(e == 0);
+	return run;
+}
+
+/* Payload bytes every rank of run sent so far, all flows. */
+static uint64_t
+bytes_sent(struct hc_simrun *run)
+{
+	uint64_t sum = 0;
+	uint32_t r, p;
+
+	for (r = 0; r < run->ranks; r++)
+		for (p = 0; p < run->ranks; p++) {
+			struct hc_flow_stats fs;
+
+			if (p != r && hc_flow_stats_get(hc_simrun_ctx(run, r),
+							p, &fs) == 0)
+				sum += fs.bytes_tx;
+		}
+	return sum;
+}
+
+static float
+f16_round(float x)
+{
+	return hc_f16_to_f32(hc_f32_to_f16(x));
+}
+
+/* The documented per-hop reference of native fp16 ring all-reduce SUM
+ * (ring.c): chunk c starts at rank c and travels c+1, ..., c+n-1, each
+ * hop adding its own value and rounding to fp16; the other ranks get the
+ * owner's bits. In fp32 mode the sum is rounded once. Inputs 2048, 1, 1,
+ * 1 (4 ranks) tell them apart: a chunk that meets 2048 before its 1s
+ * (chunks 0 and 3) stays 2048, since 2049 rounds to even at every hop;
+ * one that adds its 1s first (chunks 1 and 2) reaches 2050 or 2051 and
+ * ends at 2052; fp32 mode sums 2051 exactly and gives 2052 everywhere. */
+static void
+test_native_ring_reference(void)
+{
+	enum { N = 4, COUNT = 4 * 37 };
+	static const float v[N] = { 2048, 1, 1, 1 };
+	int m;
+
+	for (m = 0; m < 2; m++) {
+		enum hc_precision prec = m ? HC_PRECISION_NATIVE
+					   : HC_PRECISION_FP32;
+		struct hc_simrun *run = world_prec(N, HC_ALGO_RING, prec);
+		struct hc_request *req[N] = { NULL };
+		static uint16_t in[N][COUNT], out[N][COUNT];
+		int status[N] = { 0 };
+		struct hc_ring_plan plan;
+		uint32_t r, c, k, bad = 0;
+		uint64_t i, first, len;
+
+		for (r = 0; r < N; r++) {
+			for (i = 0; i < COUNT; i++)
+				in[r][i] = hc_f32_to_f16(v[r]);
+			CU_ASSERT(hc_iallreduce(hc_comm_world(
+				hc_simrun_ctx(run, r)), in[r], out[r], COUNT,
+				HC_DTYPE_FLOAT16, HC_OP_SUM, NULL,
+				&req[r]) == 0);
+		}
+		CU_ASSERT_FATAL(hc_simrun_wait(run, req, status, NULL,
+					       HC_NS_PER_S) == 0);
+		/* the ring's chunks as ring.c cuts them (fp16 on the wire
+		 * in native mode, fp32 else: the slices differ, the blocks
+		 * do not) */
+		hc_ring_plan_init(&plan, COUNT, N, m ? 2 : 4, 262144);
+		for (c = 0; c < N; c++)
+			for (k = 0; k < plan.nslices; k++) {
+				float acc = v[c], want;
+				uint32_t h;
+
+				hc_ring_span(&plan, c, k, &first, &len);
+				for (h = 1; h < N; h++)
+					acc = m ? f16_round(v[(c + h) % N] + acc)
+						: v[(c + h) % N] + acc;
+				want = f16_round(acc);
+				CU_ASSERT(want == (m && (c == 0 || c == 3) ?
+						   2048 : 2052));
+				for (r = 0; r < N; r++)
+					for (i = first; i < first + len; i++)
+						bad += out[r][i] !=
+						       hc_f32_to_f16(want);
+			}
+		CU_ASSERT_EQUAL(bad, 0);
+		if (bad)
+			printf("\n    %s: %u elements differ from the "
+			       "reference", m ? "native" : "fp32", bad);
+		hc_simrun_destroy(run);
+	}
+}
+
+/* Native AVG is a pre-scaled sum: 4 ranks x 16384 in fp16 average to
+ * 16384 on every algorithm, where 4 x 16384 = 65536 is above fp16's
+ * largest finite value (65504); bf16 likewise; fp32 mode too. */
+static void
+test_native_avg(void)
+{
+	enum { N = 4, COUNT = 5 };
+	static const enum hc_dtype dts[2] = { HC_DTYPE_FLOAT16,
+					      HC_DTYPE_BFLOAT16 };
+	uint32_t a, r, i, d, m;
+
+	for (m = 0; m < 2; m++)
+		for (a = 0; a < RTE_DIM(algos); a++) {
+			struct hc_simrun *run = world_prec(N, algos[a],
+				m ? HC_PRECISION_NATIVE : HC_PRECISION_FP32);
+
+			for (d = 0; d < 2; d++) {
+				uint8_t in[N][COUNT * 2], out[N][COUNT * 2];
+				struct hc_request *req[N] = { NULL };
+				int status[N] = { 0 };
+
+				for (r = 0; r < N; r++) {
+					for (i = 0; i < COUNT; i++)
+						hc_pattern_store(in[r], dts[d],
+								 i, 16384);
+					memset(out[r], 0xa5, sizeof(out[r]));
+					CU_ASSERT(hc_iallreduce(hc_comm_world(
+						hc_simrun_ctx(run, r)), in[r],
+						out[r], COUNT, dts[d],
+						HC_OP_AVG, NULL,
+						&req[r]) == 0);
+				}
+				CU_ASSERT_FATAL(hc_simrun_wait(run, req,
+					status, NULL, HC_NS_PER_S) == 0);
+				for (r = 0; r < N; r++)
+					for (i = 0; i < COUNT; i++)
+						CU_ASSERT_EQUAL(hc_pattern_load(
+							out[r], dts[d], i),
+							16384);
+			}
+			hc_simrun_destroy(run);
+		}
+}
+
+/* Native fp16 reduce-scatter puts 2 bytes per element on the wire, fp32
+ * mode 4: n (n - 1) recvcount elements travel in all, plus one 4-byte
+ * signature message per rank (to its right neighbour). The result (4 x
+ * 1.5 = 6) is exact either way; the send buffer stays untouched (C08). */
+static void
+test_native_wire_bytes(void)
+{
+	enum { N = 4, RC = 6000 };
+	uint64_t bytes[2];
+	int m;
+
+	for (m = 0; m < 2; m++) {
+		struct hc_simrun *run = world_prec(N, HC_ALGO_RING, m ?
+			HC_PRECISION_NATIVE : HC_PRECISION_FP32);
+		static uint16_t in[N][N * RC], out[N][RC];
+		struct hc_request *req[N] = { NULL };
+		int status[N] = { 0 };
+		uint64_t before = bytes_sent(run);
+		uint32_t r, bad = 0;
+		uint64_t i;
+
+		for (r = 0; r < N; r++) {
+			for (i = 0; i < N * RC; i++)
+				in[r][i] = hc_f32_to_f16(1.5f);
+			CU_ASSERT(hc_ireduce_scatter(hc_comm_world(
+				hc_simrun_ctx(run, r)), in[r], out[r], RC,
+				HC_DTYPE_FLOAT16, HC_OP_SUM, NULL,
+				&req[r]) == 0);
+		}
+		CU_ASSERT_FATAL(hc_simrun_wait(run, req, status, NULL,
+					       HC_NS_PER_S) == 0);
+		bytes[m] = bytes_sent(run) - before;
+		for (r = 0; r < N; r++) {
+			for (i = 0; i < RC; i++)
+				bad += out[r][i] != hc_f32_to_f16(6.0f);
+			for (i = 0; i < N * RC; i++)
+				bad += in[r][i] != hc_f32_to_f16(1.5f);
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		hc_simrun_destroy(run);
+	}
+	printf("\n    reduce-scatter payload bytes: fp32 %" PRIu64
+	       ", native %" PRIu64, bytes[0], bytes[1]);
+	CU_ASSERT_EQUAL(bytes[0], (uint64_t)N * (N - 1) * RC * 4 + 4 * N);
+	CU_ASSERT_EQUAL(bytes[1], (uint64_t)N * (N - 1) * RC * 2 + 4 * N);
+}
+
+static CU_TestInfo precision_tests[] = {
+	{ "native fp16 ring sum equals the per-hop-rounded reference; fp32 "
+	  "rounds once", test_native_ring_reference },
+	{ "native AVG 4 x 16384 (fp16, bf16) is 16384, every algorithm",
+	  test_native_avg },
+	{ "native reduce-scatter sends half the bytes of fp32",
+	  test_native_wire_bytes },
+	CU_TEST_INFO_NULL,
+};
+
 /* ---- the tuner on simulated ranks ------------------------------------ */
 
 /* hc_simrun_create measured alpha and beta on every rank and all agree:
@@ -263,6 +484,8 @@ static CU_SuiteInfo suites[] = {
 	{ "C02 on sim", NULL, NULL, NULL, NULL, c02_tests },
 	{ "C10-C12 on sim, every algorithm", NULL, NULL, NULL, NULL,
 	  contract_tests },
+	{ "[coll] precision on sim", NULL, NULL, NULL, NULL,
+	  precision_tests },
 	CU_SUITE_INFO_NULL,
 };
 
