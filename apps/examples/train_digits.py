@@ -352,18 +352,17 @@ def main():
     ap.add_argument("--check-bubble", action="store_true",
                     help="dp: also assert that the median bubble rate is "
                     "lower with bucketing (timing: noisy on a loaded host)")
+    ap.add_argument("--sizes", default=None,
+                    help="layer widths, comma-separated, input 64 and "
+                    "output 10 (default " + ",".join(map(str, SIZES)) + ")")
     ap.add_argument("--quiet", action="store_true")
     import hypercomm as hc
-    # Ring all-reduce unless told otherwise: its reductions run in a fixed
-    # order, so a run is reproducible. The plan executor's tree and
-    # halving-doubling reduce contributions in arrival order: measured on
-    # 4 tap ranks, 20 repeats of one 23370-float average gave 89751 (hd)
-    # and 59966 (tree) elements that differed from the first result, ring
-    # none; over 50 steps that moved one dp run's loss 7.8e-6 from the
-    # single-process run (others 2-4e-7).
-    os.environ.setdefault("HC_ALGO", "ring")
     with hc.init() as ctx:
         args = ap.parse_args()
+        if args.sizes:
+            SIZES[:] = [int(v) for v in args.sizes.split(",")]
+            if len(SIZES) < 2 or SIZES[0] != 64 or SIZES[-1] != 10:
+                ap.error("--sizes: from 64 (pixels) to 10 (classes)")
         me, n = ctx.rank, ctx.size
         Xtr, ytr, Xte, yte = load(n)
         if me == 0:
