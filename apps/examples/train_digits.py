@@ -306,7 +306,8 @@ def summarize(lasts, link):
 def train(hc, ctx, runs, args, Xtr, ytr):
     """Train every (label, mode, args) of runs, their steps interleaved
     (step s of each, in turn), so that a change of the host's load hits
-    them alike. Returns per run (trainer, losses, step times, totals)."""
+    them alike. Returns per run (trainer, losses, step times, totals,
+    per-step metrics)."""
     ts = [Trainer(hc, ctx, mode, a, Xtr, ytr) for _, mode, a in runs]
     out = [([], [], []) for _ in runs]
     for s in range(args.steps):
@@ -328,7 +329,7 @@ def train(hc, ctx, runs, args, Xtr, ytr):
     for t, (losses, times, lasts) in zip(ts, out):
         if hasattr(t, "bucketer"):
             t.bucketer.free()
-        res.append((t, losses, times, summarize(lasts, link)))
+        res.append((t, losses, times, summarize(lasts, link), lasts))
     return res
 
 
@@ -377,14 +378,22 @@ def main():
             bargs.bucket_kb = 0
             runs.append(("dp-one-allreduce", "dp", bargs))
         res = train(hc, ctx, runs, args, Xtr, ytr)
-        t, losses, times, tot = res[0]
+        t, losses, times, tot, _ = res[0]
         base = None
         if len(res) > 1:
-            _, blosses, btimes, base = res[1]
+            _, blosses, btimes, base, _ = res[1]
         params = t.full_params()
         test_acc = accuracy(params, Xte, yte)
         if base is not None:
-            # job-wide figures: each rank's, averaged over the ranks
+            # job-wide figures: each rank's, averaged over the ranks; and
+            # the paired comparison: the steps in which the bucketed
+            # step's bubble (mean of the ranks) was below the baseline
+            # step's run just after it (a sign test, robust to the
+            # stalls of an oversubscribed host)
+            pairs = np.array([[a["bubble_rate"], b["bubble_rate"]]
+                              for a, b in zip(res[0][4], res[1][4])])
+            ctx.world.allreduce(pairs, pairs, "avg")
+            tot["lower_steps"] = int((pairs[:, 0] < pairs[:, 1]).sum())
             b = np.array([tot["bubble_rate"], tot["bubble_median"],
                           base["bubble_rate"], base["bubble_median"]])
             ctx.world.allreduce(b, b, "avg")
@@ -409,7 +418,9 @@ def main():
                       f"{base['bubble_median']:.3f} (median step "
                       f"{np.median(times) * 1e3:.1f} vs "
                       f"{np.median(btimes) * 1e3:.1f} ms; steps "
-                      "interleaved)", flush=True)
+                      f"interleaved); bucketed lower in "
+                      f"{tot['lower_steps']} of {args.steps} paired steps",
+                      flush=True)
         if args.check:
             ref = reference(Xtr, ytr, args.steps, args.lr, args.momentum)
             rel = max(abs(a - b) / abs(b) for a, b in zip(losses, ref))
