@@ -305,13 +305,19 @@ def summarize(lasts, link):
 
 def train(hc, ctx, runs, args, Xtr, ytr):
     """Train every (label, mode, args) of runs, their steps interleaved
-    (step s of each, in turn), so that a change of the host's load hits
-    them alike. Returns per run (trainer, losses, step times, totals,
+    (step s of each, in turn, the order reversed every other step), so
+    that a change of the host's load hits them alike. Returns per run (trainer, losses, step times, totals,
     per-step metrics)."""
     ts = [Trainer(hc, ctx, mode, a, Xtr, ytr) for _, mode, a in runs]
     out = [([], [], []) for _ in runs]
     for s in range(args.steps):
-        for (label, _, _), t, (losses, times, lasts) in zip(runs, ts, out):
+        # which run goes first alternates, so that neither always takes
+        # the step after the other's (every rank in the same order)
+        k = list(range(len(runs)))
+        if s % 2:
+            k.reverse()
+        for (label, _, _), t, (losses, times, lasts) in (
+                (runs[i], ts[i], out[i]) for i in k):
             t0 = time.perf_counter()
             loss, acc = t.step()
             times.append(time.perf_counter() - t0)
