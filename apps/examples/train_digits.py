@@ -305,12 +305,19 @@ def summarize(lasts, link):
 
 def train(hc, ctx, runs, args, Xtr, ytr):
     """Train every (label, mode, args) of runs, their steps interleaved
-    (step s of each, in turn), so that a change of the host's load hits
-    them alike. Returns per run (trainer, losses, step times, totals)."""
+    (step s of each, in turn, the order reversed every other step), so
+    that a change of the host's load hits them alike. Returns per run (trainer, losses, step times, totals,
+    per-step metrics)."""
     ts = [Trainer(hc, ctx, mode, a, Xtr, ytr) for _, mode, a in runs]
     out = [([], [], []) for _ in runs]
     for s in range(args.steps):
-        for (label, _, _), t, (losses, times, lasts) in zip(runs, ts, out):
+        # which run goes first alternates, so that neither always takes
+        # the step after the other's (every rank in the same order)
+        k = list(range(len(runs)))
+        if s % 2:
+            k.reverse()
+        for (label, _, _), t, (losses, times, lasts) in (
+                (runs[i], ts[i], out[i]) for i in k):
             t0 = time.perf_counter()
             loss, acc = t.step()
             times.append(time.perf_counter() - t0)
@@ -328,7 +335,7 @@ def train(hc, ctx, runs, args, Xtr, ytr):
     for t, (losses, times, lasts) in zip(ts, out):
         if hasattr(t, "bucketer"):
             t.bucketer.free()
-        res.append((t, losses, times, summarize(lasts, link)))
+        res.append((t, losses, times, summarize(lasts, link), lasts))
     return res
 
 
@@ -352,18 +359,17 @@ def main():
     ap.add_argument("--check-bubble", action="store_true",
                     help="dp: also assert that the median bubble rate is "
                     "lower with bucketing (timing: noisy on a loaded host)")
+    ap.add_argument("--sizes", default=None,
+                    help="layer widths, comma-separated, input 64 and "
+                    "output 10 (default " + ",".join(map(str, SIZES)) + ")")
     ap.add_argument("--quiet", action="store_true")
     import hypercomm as hc
-    # Ring all-reduce unless told otherwise: its reductions run in a fixed
-    # order, so a run is reproducible. The plan executor's tree and
-    # halving-doubling reduce contributions in arrival order: measured on
-    # 4 tap ranks, 20 repeats of one 23370-float average gave 89751 (hd)
-    # and 59966 (tree) elements that differed from the first result, ring
-    # none; over 50 steps that moved one dp run's loss 7.8e-6 from the
-    # single-process run (others 2-4e-7).
-    os.environ.setdefault("HC_ALGO", "ring")
     with hc.init() as ctx:
         args = ap.parse_args()
+        if args.sizes:
+            SIZES[:] = [int(v) for v in args.sizes.split(",")]
+            if len(SIZES) < 2 or SIZES[0] != 64 or SIZES[-1] != 10:
+                ap.error("--sizes: from 64 (pixels) to 10 (classes)")
         me, n = ctx.rank, ctx.size
         Xtr, ytr, Xte, yte = load(n)
         if me == 0:
@@ -378,14 +384,22 @@ def main():
             bargs.bucket_kb = 0
             runs.append(("dp-one-allreduce", "dp", bargs))
         res = train(hc, ctx, runs, args, Xtr, ytr)
-        t, losses, times, tot = res[0]
+        t, losses, times, tot, _ = res[0]
         base = None
         if len(res) > 1:
-            _, blosses, btimes, base = res[1]
+            _, blosses, btimes, base, _ = res[1]
         params = t.full_params()
         test_acc = accuracy(params, Xte, yte)
         if base is not None:
-            # job-wide figures: each rank's, averaged over the ranks
+            # job-wide figures: each rank's, averaged over the ranks; and
+            # the paired comparison: the steps in which the bucketed
+            # step's bubble (mean of the ranks) was below the baseline
+            # step's run just after it (a sign test, robust to the
+            # stalls of an oversubscribed host)
+            pairs = np.array([[a["bubble_rate"], b["bubble_rate"]]
+                              for a, b in zip(res[0][4], res[1][4])])
+            ctx.world.allreduce(pairs, pairs, "avg")
+            tot["lower_steps"] = int((pairs[:, 0] < pairs[:, 1]).sum())
             b = np.array([tot["bubble_rate"], tot["bubble_median"],
                           base["bubble_rate"], base["bubble_median"]])
             ctx.world.allreduce(b, b, "avg")
@@ -410,7 +424,9 @@ def main():
                       f"{base['bubble_median']:.3f} (median step "
                       f"{np.median(times) * 1e3:.1f} vs "
                       f"{np.median(btimes) * 1e3:.1f} ms; steps "
-                      "interleaved)", flush=True)
+                      f"interleaved); bucketed lower in "
+                      f"{tot['lower_steps']} of {args.steps} paired steps",
+                      flush=True)
         if args.check:
             ref = reference(Xtr, ytr, args.steps, args.lr, args.momentum)
             rel = max(abs(a - b) / abs(b) for a, b in zip(losses, ref))

@@ -10,7 +10,8 @@ torch.distributed is initialised from the environment with gloo
 (MASTER_ADDR 127.0.0.1 in hc-launch's private namespace, MASTER_PORT
 29500 unless set, RANK/WORLD_SIZE from HC_RANK/HC_WORLD_SIZE): gloo only
 does DDP's bookkeeping (the initial broadcast of the parameters) in the
-hypercomm run; HC_ALGO defaults to ring here (below). The two models
+hypercomm run; HC_ALGO defaults to ring here, to add in gloo's order
+(below). The two models
 start from the same weights and take their
 steps interleaved; each step is full-batch SGD over the rank's quarter
 of the training set. Prints per step both losses and both step times;
@@ -57,7 +58,9 @@ def main():
     # The ring all-reduce adds the ranks' contributions in gloo's ring
     # order, so the two runs agree to float32 rounding of the same sums
     # (measured: 5.8e-8 relative over 50 steps); the tuner's pick at 4
-    # ranks, halving-doubling, adds in another order (1.2e-6).
+    # ranks, halving-doubling, adds in another (fixed, reproducible)
+    # order, 1.2e-6 from gloo's, past --check's 1e-6. So ring here, for the
+    # comparison with gloo only (train_digits.py uses the tuner's pick).
     os.environ.setdefault("HC_ALGO", "ring")
     with hc.init(eal_args=eal) as ctx:
         import hypercomm.torch as hct

@@ -54,14 +54,21 @@ is_recv(const struct hc_step *s)
 	return s->kind == HC_STEP_RECV_RED || s->kind == HC_STEP_RECV_COPY;
 }
 
-/* Does step j (earlier) block step i? */
+/* Does step j (earlier) block step i? A SEND or FINISH waits for the
+ * RECVs and FINISHes before it that overlap it; a RECV_RED waits for the
+ * RECV_REDs before it that overlap it (it is reduced after them: the
+ * order of the float additions is the plan's, not the arrival order). */
 static int
 blocks(const struct hc_step *j, const struct hc_step *i)
 {
-	if (i->kind != HC_STEP_SEND && i->kind != HC_STEP_FINISH)
+	if (i->kind == HC_STEP_RECV_RED) {
+		if (j->kind != HC_STEP_RECV_RED)
+			return 0;
+	} else if (i->kind != HC_STEP_SEND && i->kind != HC_STEP_FINISH) {
 		return 0;
-	if (!is_recv(j) && j->kind != HC_STEP_FINISH)
+	} else if (!is_recv(j) && j->kind != HC_STEP_FINISH) {
 		return 0;
+	}
 	return j->first < i->first + i->len && i->first < j->first + j->len;
 }
 

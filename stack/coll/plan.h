@@ -16,10 +16,14 @@
  * op->recv).
  *
  * Ordering: a SEND or FINISH waits for every earlier RECV and FINISH of the
- * program whose range overlaps its own (hc_plan_link); RECVs wait for
- * nothing (reductions commute on exact values; where the rounding differs,
- * the final value is still computed at one rank and copied to the others,
- * so every rank holds the same bits).
+ * program whose range overlaps its own (hc_plan_link). A RECV_RED waits
+ * for every earlier RECV_RED whose range overlaps its own: its data may
+ * arrive before (the executor keeps it aside, plan_run.c), but it is
+ * reduced after theirs, so the order of the additions into every element
+ * is the program's whatever the arrival order, and a float result is the
+ * same bits run after run (for one algorithm, rank count and count). The
+ * final value is computed at one rank and copied to the others, so every
+ * rank holds the same bits too. RECV_COPY waits for nothing.
  *
  * Matching: a SEND from rank a to b with tag t matches the RECV at b from
  * a with tag t; (peer, tag) is unique among a rank's RECVs, and the tag
@@ -53,7 +57,8 @@ struct hc_plan {
 	uint32_t cap;
 	int err;             /**< -HC_ERR_NOMEM once an append failed */
 	/* filled by hc_plan_link: */
-	uint32_t *ndeps;     /**< [step] steps it waits for */
+	uint32_t *ndeps;     /**< [step] steps it waits for (for a RECV_RED:
+	                      *   before it may be reduced) */
 	uint32_t *out_first; /**< [step + 1] CSR index into out */
 	uint32_t *out;       /**< steps unblocked by each step */
 	uint32_t *by_peer;   /**< RECV steps sorted by (peer, tag) */

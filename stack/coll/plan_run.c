@@ -11,6 +11,16 @@
  * final value that lands in a region this rank sent partial sums from
  * includes those partial sums, so it cannot arrive before they were cut
  * into packets (the argument of ring.c).
+ *
+ * Reduction order: a RECV_RED is reduced only after the RECV_REDs before
+ * it in the plan that overlap it (plan.h). DATA of a RECV_RED that still
+ * waits is copied into a buffer of its own (stage[step], allocated on its
+ * first packet, freed once used) and reduced into op->work in one pass
+ * when both its bytes are all there and what it waits for is complete.
+ * Where it happens: the tree's second child arriving before the first, a
+ * halving-doubling step's data before the previous step's (a partner
+ * ahead of this rank's other partner). Without it the order of the float
+ * additions followed arrival times and results differed run to run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +35,41 @@ struct plan_run {
 	struct hc_sched s;    /**< first: the shared bookkeeping */
 	struct hc_plan plan;
 	uint32_t *wait;       /**< [step] dependencies not yet complete */
+	uint8_t **stage;      /**< [step] early DATA of a waiting RECV_RED */
 };
 
 static void issue(struct hc_coll_op *op, uint32_t i);
+static void complete(struct hc_coll_op *op, uint32_t i);
+
+/* RECV_RED i no longer waits and its bytes are all staged: reduce them
+ * into op->work, complete i. */
+static void
+flush_stage(struct hc_coll_op *op, uint32_t i)
+{
+	struct plan_run *x = op->algo_state;
+	const struct hc_step *st = &x->plan.s[i];
+
+	op->reduce(op->work + st->first * op->acc_size, x->stage[i], st->len);
+	free(x->stage[i]);
+	x->stage[i] = NULL;
+	complete(op, i);
+}
+
+/* Step i's dependencies are complete: issue a SEND or FINISH; a RECV_RED
+ * whose staged bytes are all there is reduced now (else its next packets
+ * go on into the stage, or straight into op->work when none came yet). */
+static void
+release(struct hc_coll_op *op, uint32_t i)
+{
+	struct plan_run *x = op->algo_state;
+	const struct hc_step *st = &x->plan.s[i];
+
+	if (st->kind != HC_STEP_RECV_RED)
+		issue(op, i);
+	else if (x->stage[i] != NULL &&
+		 x->s.got[i] == st->len * op->acc_size)
+		flush_stage(op, i);
+}
 
 /* Step i (a RECV or FINISH) is complete: release what waits for it. */
 static void
@@ -39,7 +81,7 @@ complete(struct hc_coll_op *op, uint32_t i)
 	x->s.recv_left--;
 	for (k = x->plan.out_first[i]; k < x->plan.out_first[i + 1]; k++)
 		if (--x->wait[x->plan.out[k]] == 0 && op->status == 0)
-			issue(op, x->plan.out[k]);
+			release(op, x->plan.out[k]);
 }
 
 static void
@@ -81,6 +123,18 @@ unit_done(struct hc_coll_op *op, uint64_t unit)
 	hc_sched_maybe_done(op);
 }
 
+/* hc_rx_done_fn of a staged RECV_RED: all its bytes are in the stage. */
+static void
+stage_done(struct hc_coll_op *op, uint64_t unit)
+{
+	struct plan_run *x = op->algo_state;
+
+	if (x->wait[unit] == 0 && op->status == 0) {
+		flush_stage(op, (uint32_t)unit);
+		hc_sched_maybe_done(op);
+	}
+}
+
 int
 hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 {
@@ -95,18 +149,22 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 		return rc;
 	}
 	x = calloc(1, sizeof(*x));
-	if (x != NULL)
+	if (x != NULL) {
 		x->wait = malloc((plan->len + 1) * sizeof(*x->wait));
+		x->stage = calloc(plan->len + 1, sizeof(*x->stage));
+	}
 	for (i = 0; i < plan->len; i++) {
 		if (plan->s[i].kind == HC_STEP_SEND)
 			sends++;
 		else
 			waits++;
 	}
-	if (x == NULL || x->wait == NULL ||
+	if (x == NULL || x->wait == NULL || x->stage == NULL ||
 	    hc_sched_init(&x->s, plan->len, waits, sends) != 0) {
-		if (x != NULL)
+		if (x != NULL) {
 			free(x->wait);
+			free(x->stage);
+		}
 		free(x);
 		hc_plan_free(plan);
 		return -HC_ERR_NOMEM;
@@ -145,6 +203,17 @@ hc_plan_run_data(struct hc_coll_op *op, uint32_t src,
 	u.got = &x->s.got[i];
 	u.done = unit_done;
 	u.id = i;
+	if (u.reduce && (x->wait[i] != 0 || x->stage[i] != NULL)) {
+		/* Earlier overlapping RECV_REDs not reduced yet: keep it. */
+		if (x->stage[i] == NULL &&
+		    (x->stage[i] = malloc(u.len)) == NULL) {
+			hc_coll_op_fail(op, -HC_ERR_NOMEM);
+			return HCT_RX_CONSUMED;
+		}
+		u.reduce = 0;
+		u.dst = x->stage[i];
+		u.done = stage_done;
+	}
 	return hc_data_accept(op, &u, d, payload);
 }
 
@@ -152,7 +221,11 @@ void
 hc_plan_run_fini(struct hc_coll_op *op)
 {
 	struct plan_run *x = op->algo_state;
+	uint32_t i;
 
+	for (i = 0; i < x->plan.len; i++)
+		free(x->stage[i]);
+	free(x->stage);
 	hc_plan_free(&x->plan);
 	free(x->wait);
 	hc_sched_fini(op);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tests of the Python package, run as ranks by hc-launch:
 
-    hc-launch -n 4 tests/python/test_hypercomm.py [--suite all|bucket|affinity]
+    hc-launch -n 4 tests/python/test_hypercomm.py [--suite all|core|bucket|repro]
     hc-launch -n 1 tests/python/test_hypercomm.py --suite affinity [--pin-only]
 
 Each case prints "PASS name" or "FAIL name: why" (tests/run counts them,
@@ -505,6 +505,39 @@ def suite_affinity(pin_only):
     ctx.finalize()
 
 
+def suite_repro(ctx):
+    """Float all-reduce gives the same bits run after run (run it under
+    HC_ALGO=hd and HC_ALGO=tree: the plan executor reduces in plan
+    order, whatever order the peers' data arrives in)."""
+    w = ctx.world
+    n, me = w.size, w.rank
+    cnt = 23370     # train_digits' model
+
+    @case
+    def allreduce_repeats_same_bits():
+        rs = np.random.RandomState(7 + me)
+        # mantissas times 2^-12..2^11: float32 sums depend on the order
+        x = (rs.randint(-1023, 1024, cnt) + 0.5) * \
+            np.exp2(rs.randint(-12, 12, cnt))
+        x = (x / 3).astype(np.float32)
+        first = w.allreduce(x, op="avg")
+        everyone = w.allgather(first)
+        for r in range(n):
+            eq(everyone[r * cnt:(r + 1) * cnt].view(np.uint32),
+               first.view(np.uint32), f"rank {r}'s bits")
+        bad = []
+        for k in range(20):
+            got = w.allreduce(x, op="avg")
+            d = int(np.count_nonzero(got.view(np.uint32) !=
+                                     first.view(np.uint32)))
+            if d:
+                bad.append((k, d))
+        if bad:
+            raise AssertionError(f"repeats differing from the first "
+                                 f"(repeat, elements): {bad[:5]}, "
+                                 f"algo {os.environ.get('HC_ALGO')}")
+
+
 def main():
     suite = "all"
     pin_only = False
@@ -522,6 +555,8 @@ def main():
                 suite_core(ctx)
             if suite in ("all", "bucket"):
                 suite_bucket(ctx)
+            if suite in ("all", "repro"):
+                suite_repro(ctx)
             ctx.world.barrier()
     return 1 if failures else 0
 

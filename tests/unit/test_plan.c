@@ -10,6 +10,10 @@
  * at the end every rank's output holds all ranks in every element,
  * written exactly once. Every SEND must match exactly one RECV (same
  * peer pair, tag, range and kind of data) and a run must not stall.
+ * A RECV_RED whose data comes while it still waits (plan.h) is held and
+ * reduced when released, and every element must see its reductions in
+ * the order of the plan's steps (the float result does not depend on
+ * arrival order).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -58,7 +62,30 @@ struct sim_rank {
 	uint32_t *work;    /* [element] ranks held, bit mask */
 	uint32_t *out;     /* [element] final value's mask */
 	uint8_t *written;  /* [element] times the output was written */
+	uint32_t **held;   /* [step] masks of a RECV_RED that came early */
+	uint32_t *last;    /* [element] last RECV_RED step reduced + 1 */
 };
+
+/* Reduce RECV_RED j of rank q (masks v[0..len-1]) into its work. */
+static void
+sim_reduce(struct sim_rank *d, uint32_t q, uint32_t j, const uint32_t *v,
+	   unsigned int *bad)
+{
+	const struct hc_step *t = &d->p.s[j];
+	uint64_t e;
+
+	for (e = t->first; e < t->first + t->len; e++) {
+		if ((d->work[e] & v[e - t->first]) != 0 && (*bad)++ == 0)
+			printf("\n  rank %u gets rank(s) %#x twice in element "
+			       "%" PRIu64 "\n", q, d->work[e] & v[e - t->first],
+			       e);
+		if (d->last[e] > j && (*bad)++ == 0)
+			printf("\n  rank %u element %" PRIu64 ": RECV_RED %u "
+			       "reduced after %u\n", q, e, j, d->last[e] - 1);
+		d->work[e] |= v[e - t->first];
+		d->last[e] = j + 1;
+	}
+}
 
 static int
 overlap(const struct hc_step *a, const struct hc_step *b)
@@ -78,9 +105,20 @@ sim_complete(struct sim_rank *R, uint32_t n, uint32_t q, uint32_t i,
 	uint32_t k;
 
 	R[q].done[i] = 1;
-	for (k = p->out_first[i]; k < p->out_first[i + 1]; k++)
-		if (--R[q].wait[p->out[k]] == 0)
-			sim_issue(R, n, q, p->out[k], bad);
+	for (k = p->out_first[i]; k < p->out_first[i + 1]; k++) {
+		uint32_t j = p->out[k];
+
+		if (--R[q].wait[j] != 0)
+			continue;
+		if (p->s[j].kind != HC_STEP_RECV_RED) {
+			sim_issue(R, n, q, j, bad);
+		} else if (R[q].held[j] != NULL) {
+			sim_reduce(&R[q], q, j, R[q].held[j], bad);
+			free(R[q].held[j]);
+			R[q].held[j] = NULL;
+			sim_complete(R, n, q, j, bad);
+		}
+	}
 }
 
 static void
@@ -123,20 +161,29 @@ sim_issue(struct sim_rank *R, uint32_t n, uint32_t q, uint32_t i,
 				       "\n", q, s->tag, s->peer);
 			return;
 		}
-		for (e = s->first; e < s->first + s->len; e++) {
-			uint32_t v = s->final ? R[q].out[e] : R[q].work[e];
-
-			if (t->kind == HC_STEP_RECV_COPY) {
-				d->out[e] = v;
+		if (t->kind == HC_STEP_RECV_COPY) {
+			for (e = s->first; e < s->first + s->len; e++) {
+				d->out[e] = R[q].out[e];
 				d->written[e]++;
-			} else {
-				if ((d->work[e] & v) != 0 && (*bad)++ == 0)
-					printf("\n  rank %u gets rank(s) %#x "
-					       "twice in element %" PRIu64 "\n",
-					       s->peer, d->work[e] & v, e);
-				d->work[e] |= v;
 			}
+			sim_complete(R, n, s->peer, j, bad);
+			return;
 		}
+		if (d->held[j] != NULL) {
+			if ((*bad)++ == 0)
+				printf("\n  rank %u tag %u to %u: twice\n", q,
+				       s->tag, s->peer);
+			return;
+		}
+		d->held[j] = malloc(s->len * sizeof(uint32_t));
+		CU_ASSERT_FATAL(d->held[j] != NULL);
+		memcpy(d->held[j], &R[q].work[s->first],
+		       s->len * sizeof(uint32_t));
+		if (d->wait[j] != 0)
+			return; /* reduced when released (sim_complete) */
+		sim_reduce(d, s->peer, j, d->held[j], bad);
+		free(d->held[j]);
+		d->held[j] = NULL;
 		sim_complete(R, n, s->peer, j, bad);
 	}
 }
@@ -160,8 +207,11 @@ sim(enum algo a, uint32_t n, uint64_t count, const uint32_t *group)
 		R[q].work = calloc(count + 1, sizeof(uint32_t));
 		R[q].out = calloc(count + 1, sizeof(uint32_t));
 		R[q].written = calloc(count + 1, 1);
+		R[q].held = calloc(R[q].p.len + 1, sizeof(uint32_t *));
+		R[q].last = calloc(count + 1, sizeof(uint32_t));
 		CU_ASSERT_FATAL(R[q].wait && R[q].done && R[q].work &&
-				R[q].out && R[q].written);
+				R[q].out && R[q].written && R[q].held &&
+				R[q].last);
 		memcpy(R[q].wait, R[q].p.ndeps, R[q].p.len * sizeof(uint32_t));
 		for (e = 0; e < count; e++)
 			R[q].work[e] = 1u << q;
@@ -220,6 +270,10 @@ sim(enum algo a, uint32_t n, uint64_t count, const uint32_t *group)
 				printf("\n  rank %u element %" PRIu64 ": %#x, "
 				       "written %u times\n", q, e, R[q].out[e],
 				       R[q].written[e]);
+		for (i = 0; i < R[q].p.len; i++)
+			free(R[q].held[i]);
+		free(R[q].held);
+		free(R[q].last);
 		hc_plan_free(&R[q].p);
 		free(R[q].wait);
 		free(R[q].done);
@@ -412,6 +466,13 @@ test_hd_fold(void)
 	expect_step(&p, 10, HC_STEP_SEND, 1, 0, 5, 0, 10);
 	/* its first send waits for the folded vector only */
 	CU_ASSERT_EQUAL(p.ndeps[1], 1);
+	/* each halving step's data is reduced after the steps before it
+	 * (the fold, then the first halving): a fixed order of additions */
+	CU_ASSERT_EQUAL(p.ndeps[0], 0);
+	CU_ASSERT_EQUAL(p.ndeps[2], 1);
+	CU_ASSERT_EQUAL(p.ndeps[4], 2);
+	/* copies wait for nothing */
+	CU_ASSERT_EQUAL(p.ndeps[7], 0);
 	/* the last waits for every RECV and the FINISH before it (all
 	 * overlap the whole vector) */
 	CU_ASSERT_EQUAL(p.ndeps[10], 6);

@@ -16,6 +16,11 @@
  *        on every rank.
  *   C12  int32 avg on 3 ranks: {7, 8, 10} -> 8, {-7, -8, -10} -> -8,
  *        {1, 1, 1} -> 1, three INT32_MAX -> INT32_MAX.
+ *   Reproducible float sums: float32 all-reduce whose sums depend on
+ *        the order of the additions, under tree, hd and hier, on links
+ *        of per-host delays drawn from several seeds (so packets of
+ *        different peers arrive in different orders): every rank and
+ *        every delay profile gets the same bits (plan.h's order).
  * And the tuner's probes on simulated ranks (hc_simrun_create).
  * (C10-C12 are also unit tests of the reduction kernels, test_accum.c,
  * and hc-check c10 on tap with the tuner's pick; here they go through
@@ -23,6 +28,8 @@
  * same bits.)
  */
 #define _GNU_SOURCE
+#include <math.h>
+
 #include <CUnit/Basic.h>
 
 #include "simcoll.h"
@@ -409,6 +416,157 @@ static CU_TestInfo precision_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
+/* ---- reproducible float sums ---------------------------------------- */
+
+#define REPRO_PROFILES 4
+
+/* splitmix64: a fixed stream of numbers for the inputs and delays. */
+static uint64_t
+mix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Rank r's element i: mantissas of 10 bits times 2^-12..2^11, both signs,
+ * so that a float32 sum of a few of them rounds differently in different
+ * orders (checked below: the orders do differ for most elements). */
+static float
+repro_val(uint32_t r, uint64_t i)
+{
+	uint64_t x = (uint64_t)r << 40 | i, v = mix64(&x);
+
+	return ldexpf((float)((int)(v % 2047) - 1023) + 0.5f,
+		      (int)(v >> 11 & 31) % 24 - 12) / 3.0f;
+}
+
+/* Profile p of the links of n hosts: host h's link takes 1 + (0..39) us
+ * each way, drawn from seed p; profile 0 is the uniform 1 us. */
+static void
+repro_links(struct hc_simrun *run, uint32_t n, uint32_t p)
+{
+	uint64_t x = p;
+	uint32_t h, k;
+
+	for (h = 0; h < n && p != 0; h++) {
+		struct hc_sim_link_conf lc = { .rate_gbps = 100,
+			.prop_ns = 1000 + mix64(&x) % 40 * 1000,
+			.queue_bytes = 1 << 20 };
+
+		for (k = 0; k < 2; k++)
+			CU_ASSERT_FATAL(hc_sim_link_set(run->sim,
+				hc_sim_link_id(run->sim, k == 0 ?
+					       HC_SIM_LINK_HOST_UP :
+					       HC_SIM_LINK_HOST_DOWN, h),
+				&lc) == 0);
+	}
+}
+
+static void
+repro(uint32_t n, enum hc_algo_id algo, uint32_t g, uint64_t count)
+{
+	float *in[12], *out[12], *first = malloc(count * sizeof(float));
+	double *exact = malloc(count * sizeof(double));
+	double *mag = malloc(count * sizeof(double));
+	uint64_t i, order_matters = 0, differ = 0;
+	uint32_t p, r;
+
+	CU_ASSERT_FATAL(n <= 12 && first != NULL && exact != NULL &&
+			mag != NULL);
+	for (r = 0; r < n; r++) {
+		in[r] = malloc(count * sizeof(float));
+		out[r] = malloc(count * sizeof(float));
+		CU_ASSERT_FATAL(in[r] != NULL && out[r] != NULL);
+		for (i = 0; i < count; i++)
+			in[r][i] = repro_val(r, i);
+	}
+	/* The inputs are order-sensitive: the sum in rank order and in
+	 * reverse rank order differ in many elements. */
+	for (i = 0; i < count; i++) {
+		float up = 0, down = 0;
+
+		exact[i] = mag[i] = 0;
+		for (r = 0; r < n; r++) {
+			up += in[r][i];
+			down += in[n - 1 - r][i];
+			exact[i] += in[r][i];
+			mag[i] += fabs(in[r][i]);
+		}
+		order_matters += up != down;
+	}
+	CU_ASSERT(order_matters > count / 10);
+	for (p = 0; p < REPRO_PROFILES; p++) {
+		struct hc_simrun *run = world(n, algo, g);
+		struct hc_request *req[12] = { NULL };
+		int status[12] = { 0 };
+
+		repro_links(run, n, p);
+		for (r = 0; r < n; r++) {
+			memset(out[r], 0xa5, count * sizeof(float));
+			CU_ASSERT(hc_iallreduce(hc_comm_world(
+				hc_simrun_ctx(run, r)), in[r], out[r], count,
+				HC_DTYPE_FLOAT32, HC_OP_SUM, NULL,
+				&req[r]) == 0);
+		}
+		CU_ASSERT(hc_simrun_wait(run, req, status, NULL,
+					 HC_NS_PER_S) == 0);
+		if (p == 0) {
+			memcpy(first, out[0], count * sizeof(float));
+			/* a sum, not garbage: n - 1 float additions err by
+			 * at most (n - 1) 2^-24 of the sum of magnitudes */
+			for (i = 0; i < count; i++)
+				if (fabs(first[i] - exact[i]) >
+				    n * 0x1p-24 * mag[i])
+					differ++;
+			CU_ASSERT_EQUAL(differ, 0);
+		}
+		for (r = 0; r < n; r++) {
+			uint64_t bad = 0;
+
+			for (i = 0; i < count; i++)
+				bad += memcmp(&out[r][i], &first[i],
+					      sizeof(float)) != 0;
+			if (bad != 0)
+				printf("\n    %s n=%u profile %u rank %u: %"
+				       PRIu64 " of %" PRIu64 " elements differ "
+				       "from profile 0", hc_algo_id_name(algo),
+				       n, p, r, bad, count);
+			CU_ASSERT_EQUAL(bad, 0);
+		}
+		hc_simrun_destroy(run);
+	}
+	for (r = 0; r < n; r++) {
+		free(in[r]);
+		free(out[r]);
+	}
+	free(first);
+	free(exact);
+	free(mag);
+}
+
+/* Tree: a node's two children (n = 8: interior nodes of both trees),
+ * pipelined in chunks. */
+static void test_repro_tree(void) { repro(8, HC_ALGO_TREE, 0, 23370); }
+/* Halving-doubling: 3 halving steps (n = 8) and with the fold (n = 6). */
+static void test_repro_hd(void)
+{
+	repro(8, HC_ALGO_HD, 0, 23370);
+	repro(6, HC_ALGO_HD, 0, 23370);
+}
+/* Two-level: the reduce-scatter in a group of 4 takes 3 peers' blocks. */
+static void test_repro_hier(void) { repro(8, HC_ALGO_HIER, 4, 23370); }
+
+static CU_TestInfo repro_tests[] = {
+	{ "tree fp32 sum: same bits under 4 delay profiles", test_repro_tree },
+	{ "hd fp32 sum: same bits under 4 delay profiles", test_repro_hd },
+	{ "hier fp32 sum: same bits under 4 delay profiles",
+	  test_repro_hier },
+	CU_TEST_INFO_NULL,
+};
+
 /* ---- the tuner on simulated ranks ------------------------------------ */
 
 /* hc_simrun_create measured alpha and beta on every rank and all agree:
@@ -486,6 +644,8 @@ static CU_SuiteInfo suites[] = {
 	  contract_tests },
 	{ "[coll] precision on sim", NULL, NULL, NULL, NULL,
 	  precision_tests },
+	{ "reproducible float sums on sim", NULL, NULL, NULL, NULL,
+	  repro_tests },
 	CU_SUITE_INFO_NULL,
 };
 
