@@ -531,22 +531,63 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 	uint32_t want = ctx->cfg.world_size - 1, i;
 	char missing[512];
 	size_t len = 0;
+	uint64_t announce = 0, now;
 
-	while (hct_established(&ctx->hct) < want) {
-		if (hc_clock_now(&ctx->clk) > deadline)
+	/* C36: a duplicate rank id, or ranks whose cluster files disagree
+	 * on the world size, fail here with their own message (logged by
+	 * net and transport when first seen), not as a timeout. The ARP
+	 * announcement (hc_net_announce) is repeated while we wait so that
+	 * two processes with one rank id meet whichever starts first. */
+	while (hct_established(&ctx->hct) < want ||
+	       ctx->net.stats.ip_conflicts != 0 || ctx->hct.dup_seen ||
+	       ctx->hct.ws_theirs != 0) {
+		now = hc_clock_now(&ctx->clk);
+		if (ctx->net.stats.ip_conflicts != 0) {
+			/* Once more, so that the twin, which may have missed
+			 * our earlier ones, learns it too (RFC 5227 2.4's
+			 * defence, here before both give up). */
+			hc_net_announce(&ctx->net);
+			hc_engine_poll(ctx);
+			HC_LOG(ERR, CORE, "rank %u: another process uses this "
+			       "rank's address: duplicate rank id %u",
+			       ctx->rank, ctx->rank);
+			return -HC_ERR_CONFIG;
+		}
+		if (ctx->hct.dup_seen) {
+			HC_LOG(ERR, CORE, "rank %u: two processes run as rank "
+			       "%u: duplicate rank id", ctx->rank,
+			       ctx->hct.dup_rank);
+			return -HC_ERR_CONFIG;
+		}
+		if (ctx->hct.ws_theirs != 0) {
+			HC_LOG(ERR, CORE, "rank %u: world_size %u here, %u at "
+			       "rank %u: the ranks disagree on the world size",
+			       ctx->rank, ctx->cfg.world_size,
+			       ctx->hct.ws_theirs, ctx->hct.ws_peer);
+			return -HC_ERR_CONFIG;
+		}
+		if (now > deadline)
 			break;
+		if (ctx->sim == NULL && now >= announce) {
+			hc_net_announce(&ctx->net);
+			announce = now + 200 * HC_NS_PER_MS;
+		}
 		hc_engine_idle(ctx, hc_engine_poll(ctx));
 	}
-	if (hct_established(&ctx->hct) == want)
+	if (hct_established(&ctx->hct) == want) {
+		hct_meeting_done(&ctx->hct);
 		return 0;
+	}
 	missing[0] = '\0';
 	for (i = 0; i < ctx->cfg.world_size && len < sizeof(missing) - 16; i++)
 		if (i != ctx->rank &&
 		    ctx->hct.flows[i].state != HCT_FLOW_ESTABLISHED)
 			len += snprintf(missing + len, sizeof(missing) - len,
 					" %u", i);
-	HC_LOG(ERR, CORE, "rank %u: no answer within %u ms from rank(s)%s",
-	       ctx->rank, ctx->cfg.init_timeout_ms, missing);
+	HC_LOG(ERR, CORE, "rank %u: no answer within %u ms from rank(s)%s "
+	       "(world_size %u: were they all started?)",
+	       ctx->rank, ctx->cfg.init_timeout_ms, missing,
+	       ctx->cfg.world_size);
 	return -HC_ERR_INIT_TIMEOUT;
 }
 
@@ -770,6 +811,11 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 			s->hct_data_tx_class[d] += f->data_tx_cls[d];
 	}
 	s->hct_stray_rx = ctx->hct.stats.stray_rx;
+	s->hct_other_job_rx = ctx->hct.stats.other_job_rx;
+	s->hct_stale_rx = ctx->hct.stats.stale_rx;
+	s->hct_malformed_rx = ctx->hct.stats.malformed_rx;
+	s->hct_misaddr_rx = ctx->hct.stats.misaddr_rx;
+	s->net_ip_conflicts = ctx->net.stats.ip_conflicts;
 	s->hct_crc_rx = ctx->hct.stats.crc_rx;
 	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
 	s->hct_tx_ring_full = ctx->hct.sched.ring_full;

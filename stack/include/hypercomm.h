@@ -172,9 +172,13 @@ struct hc_request;
  *
  * @param params  see struct hc_init_params; NULL means all defaults.
  * @param[out] ctx  the new instance on success, NULL on failure.
- * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range), -HC_ERR_CONFIG,
+ * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range), -HC_ERR_CONFIG
+ *         (the file; also, while meeting the peers (C36): another process
+ *         runs with this rank id or with a peer's, or a peer's cluster
+ *         file has another world_size; the log names which),
  *         -HC_ERR_NOMEM, -HC_ERR_PORT, -HC_ERR_LINK_DOWN,
- *         -HC_ERR_INIT_TIMEOUT.
+ *         -HC_ERR_INIT_TIMEOUT (the log names the ranks that never
+ *         answered: a world size larger than the ranks started).
  */
 int hc_init(const struct hc_init_params *params, struct hc_ctx **ctx);
 
@@ -555,6 +559,29 @@ struct hc_stats {
 	                             *   held tx_ring_max_bytes */
 	uint64_t hct_credit_limited; /**< times a peer's receiver credit (not
 	                              *   the window) stopped our DATA */
+	/* hct_stray_rx by cause (each also counts in hct_stray_rx; the
+	 * rest of it: beyond the window, acknowledging what was never
+	 * sent, a lost flow's). */
+	uint64_t hct_other_job_rx;  /**< well-formed HCT packets of another
+	                             *   [job] id (C38: jobs sharing a
+	                             *   segment) */
+	uint64_t hct_stale_rx;      /**< this job's, with a nonce of no
+	                             *   incarnation this rank knows: an
+	                             *   earlier run of the job replayed, a
+	                             *   restarted peer's old packets, or a
+	                             *   second process with a peer's rank id
+	                             *   while meeting */
+	uint64_t hct_malformed_rx;  /**< on the HCT UDP port but no valid
+	                             *   header: short, other version, unknown
+	                             *   type, length disagreeing with the
+	                             *   datagram (garbage) */
+	uint64_t hct_misaddr_rx;    /**< this job's, addressed to another
+	                             *   rank, from a rank outside the world,
+	                             *   or from an IP not the source rank's */
+	uint64_t net_ip_conflicts;  /**< ARP packets from another station
+	                             *   with this rank's IP as sender (a
+	                             *   second process with this rank id;
+	                             *   hc_init then fails, HC_ERR_CONFIG) */
 };
 
 /**

@@ -63,6 +63,7 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		hct_free(t);
 		return -HC_ERR_NOMEM;
 	}
+	t->meeting = 1;
 	for (i = 0; i < conf->world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 
@@ -110,6 +111,12 @@ hct_free(struct hct *t)
 	}
 	free(t->flows);
 	t->flows = NULL;
+}
+
+void
+hct_meeting_done(struct hct *t)
+{
+	t->meeting = 0;
 }
 
 uint32_t
@@ -219,6 +226,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		if (t->conf.always_on)
 			p->flags = HCT_F_ALWAYS_ON;
 		p->credit = hct_credit_initial(t);
+		p->offset = t->conf.world_size; /* hct_hdr.h: HELLO offset */
 		return;
 	}
 	p->flags = HCT_F_ACK_VALID;
@@ -363,6 +371,23 @@ int
 hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 {
 	if (p->type == HCT_TYPE_HELLO || p->type == HCT_TYPE_HELLO_ACK) {
+		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
+		    t->meeting) {
+			/* Two nonces of one rank before every peer is met:
+			 * two processes run with that rank id (C36). Not a
+			 * restart: a rank restarted inside our set-up fails
+			 * it just as well. */
+			if (!t->dup_seen)
+				HC_LOG(ERR, TRANSPORT, "rank %u: rank %u says "
+				       "HELLO with nonce %08x and with %08x: two "
+				       "processes run as rank %u (duplicate rank "
+				       "id)", t->conf.rank, f->peer,
+				       f->peer_nonce, p->src_nonce, f->peer);
+			t->dup_seen = 1;
+			t->dup_rank = f->peer;
+			t->stats.stale_rx++;
+			return 0;
+		}
 		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce) {
 			/* A new incarnation of that rank: what we had with
 			 * the old one cannot continue. */
@@ -383,8 +408,11 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		/* Anything else must name both incarnations; a peer that
 		 * sends it has seen our HELLO, which acknowledges it. */
 		if (p->dst_nonce != t->conf.nonce ||
-		    (f->peer_nonce != 0 && p->src_nonce != f->peer_nonce))
+		    (f->peer_nonce != 0 && p->src_nonce != f->peer_nonce)) {
+			t->stats.stale_rx++; /* another run's, or a peer's
+					      * old incarnation's */
 			return 0;
+		}
 		f->peer_nonce = p->src_nonce;
 		f->hello_acked = 1;
 	}

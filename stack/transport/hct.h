@@ -286,7 +286,19 @@ struct hct_flow {
 TAILQ_HEAD(hct_flow_list, hct_flow);
 
 struct hct_stats {
-	uint64_t stray_rx;    /**< wrong job, nonce, rank, window; malformed */
+	uint64_t stray_rx;    /**< wrong job, nonce, rank, window; malformed
+	                       *   (the sum of every cause; those below are
+	                       *   some of them, counted apart) */
+	uint64_t other_job_rx; /**< a well-formed HCT header of another
+	                        *   [job] id */
+	uint64_t stale_rx;    /**< this job and rank, but a nonce of no
+	                       *   incarnation we know (an earlier run of the
+	                       *   job, or a restarted peer's old packets) */
+	uint64_t malformed_rx; /**< on our UDP port, but no HCT header: short,
+	                        *   other version or type, length wrong */
+	uint64_t misaddr_rx;  /**< this job, but for another rank, from a
+	                       *   rank outside the world, or from an IP
+	                       *   that is not the source rank's */
 	uint64_t rejected_rx; /**< DATA refused by the upper layer */
 	uint64_t crc_rx;      /**< packets whose CRC32C is wrong: corrupted
 	                       *   in a way the UDP checksum missed */
@@ -336,6 +348,17 @@ struct hct {
 	struct hct_upcalls up;
 	void *up_ctx;
 	struct hct_stats stats;
+	/* Set-up checks (C36), read by the engine while it meets the peers;
+	 * each is logged once when first seen. */
+	int meeting;          /**< 1 until hct_meeting_done(): a second nonce
+	                       *   of a peer then means two processes claim
+	                       *   its rank, not a restart */
+	uint32_t ws_peer;     /**< a rank whose HELLO said another world
+	                       *   size (ws_theirs != 0) */
+	uint32_t ws_theirs;   /**< that world size; 0: none seen */
+	uint32_t dup_rank;    /**< a rank seen with two nonces while meeting
+	                       *   (dup_seen != 0) */
+	int dup_seen;
 };
 
 /** @return 0, -HC_ERR_INVAL (window, MTU too small), -HC_ERR_NOMEM. */
@@ -372,6 +395,10 @@ uint64_t hct_next_timer(const struct hct *t);
 
 /** Peers with which the HELLO exchange is complete. */
 uint32_t hct_established(const struct hct *t);
+
+/** Every peer met: from now on a new nonce of a peer is its restart
+ *  (the flow is lost), no longer a duplicate rank id. */
+void hct_meeting_done(struct hct *t);
 
 /** 1 when nothing is queued or unacknowledged on any flow. */
 int hct_drained(const struct hct *t);

@@ -17,6 +17,9 @@
  *  80 step(2) credit(2)  84 length(4)          88 offset(8)
  *  96 crc(4) rsvd(4)
  * A DATA packet's payload (length bytes) follows the header.
+ * HELLO and HELLO_ACK carry the sender's world size in offset (0: not
+ * said); a receiver of the same job with another world size drops it and
+ * fails its set-up naming both sizes (C36: the ranks disagree).
  */
 #ifndef HC_TRANSPORT_HCT_HDR_H
 #define HC_TRANSPORT_HCT_HDR_H
