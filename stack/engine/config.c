@@ -113,6 +113,32 @@ found:
 	return lineno;
 }
 
+/* Line of the second "[section]" header of the file, 0 when there is
+ * none. rte_cfgfile keeps both sections, and its look-ups see only the
+ * first: a second [rank.1] would be ignored without a word. */
+static int
+second_header_line(const char *path, const char *section)
+{
+	char line[1024], want[160];
+	int lineno = 0, seen = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return 0;
+	snprintf(want, sizeof(want), "[%s]", section);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line;
+
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, want, strlen(want)) == 0 && ++seen == 2)
+			break;
+	}
+	fclose(f);
+	return seen == 2 ? lineno : 0;
+}
+
 /* Line of the key, else of its section (for a missing key). */
 static int
 cfg_line(const char *path, const char *section, const char *key)
@@ -239,6 +265,18 @@ check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 		struct rte_cfgfile_entry *ent;
 
 		if (is_rank && check_rank_name(cfg, sec) != 0) {
+			bad++;
+			continue;
+		}
+		for (e = 0; e < s; e++)
+			if (strcmp(names[e], sec) == 0)
+				break;
+		if (e < s) {
+			HC_LOG(ERR, CORE, "%s:%d: [%s]: section given twice "
+			       "(first at line %d)%s", cfg->path,
+			       second_header_line(cfg->path, sec), sec,
+			       find_line(cfg->path, sec, NULL),
+			       is_rank ? ": duplicate rank id" : "");
 			bad++;
 			continue;
 		}

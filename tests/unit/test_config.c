@@ -120,6 +120,22 @@ expect_error(const char *ini, const char *needle)
 }
 
 static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
 config_suite_init(void)
 {
 	/* these override the file; the tests must not inherit them */
@@ -309,6 +325,83 @@ test_duplicate_mac(void)
 	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
 		     "mac = 02:00:00:00:00:01\nport = net_tap1\n",
 		     ":10: [rank.1] mac: also rank 0's MAC");
+}
+
+/* C37: a MAC that is not six hex bytes, or all zero, is refused with the
+ * line number, like multicast and broadcast. */
+static void
+test_malformed_mac(void)
+{
+	static const char *const bad[] = { "02:00:00:00:00", "02:00:00:00:00:0g",
+		"02:00:00:00:00:01:02", "02-00-00-00-00-02", "2:0:0:0:0:2", "02:00:00:00:00:02 x" };
+	char ini[512], want[128];
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(ini, sizeof(ini), JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
+			 "mac = %s\nport = net_tap1\n", bad[i]);
+		snprintf(want, sizeof(want), ":10: [rank.1] mac: '%s' is not a "
+			 "MAC address xx:xx:xx:xx:xx:xx", bad[i]);
+		expect_error(ini, want);
+	}
+	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
+		     "mac = 00:00:00:00:00:00\nport = net_tap1\n",
+		     ":10: [rank.1] mac: '00:00:00:00:00:00' is zero, "
+		     "broadcast or multicast");
+	/* the duplicate check compares bytes, not spellings */
+	expect_error("[job]\nid = 7\nworld_size = 2\n[rank.0]\nip = 198.18.0.1\n"
+		     "mac = 02:00:00:00:00:ab\nport = net_tap0\n"
+		     "[rank.1]\nip = 198.18.0.2\nmac = 02:00:00:00:00:AB\n"
+		     "port = net_tap1\n",
+		     ":10: [rank.1] mac: also rank 0's MAC");
+	/* an empty value: rte_cfgfile refuses the file, naming the line */
+	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\nmac =\n"
+		     "port = net_tap1\n", "line 10 - cannot use empty values");
+}
+
+/* C37: the generated addresses (hc_addr_of_rank, hc-launch, the
+ * simulation's defaults) of every rank are locally administered unicast
+ * (first byte: bit 1 set, bit 0 clear; IEEE 802-2014 8.2.2) and no two
+ * ranks share a MAC or an IP. */
+static void
+test_generated_macs(void)
+{
+	struct rte_ether_addr mac;
+	uint64_t *seen = calloc(HC_ADDR_RANKS, sizeof(*seen));
+	uint32_t r, ip, bad_la = 0, dups = 0, *ips;
+
+	ips = calloc(HC_ADDR_RANKS, sizeof(*ips));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(seen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ips);
+	for (r = 0; r < HC_ADDR_RANKS; r++) {
+		CU_ASSERT_EQUAL_FATAL(hc_addr_of_rank(r, &ip, &mac), 0);
+		if ((mac.addr_bytes[0] & 0x03) != 0x02 ||
+		    !rte_is_valid_assigned_ether_addr(&mac))
+			bad_la++;
+		memcpy(&seen[r], mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+		ips[r] = ip;
+	}
+	qsort(seen, HC_ADDR_RANKS, sizeof(*seen), cmp_u64);
+	qsort(ips, HC_ADDR_RANKS, sizeof(*ips), cmp_u32);
+	for (r = 1; r < HC_ADDR_RANKS; r++)
+		dups += (seen[r] == seen[r - 1]) + (ips[r] == ips[r - 1]);
+	CU_ASSERT_EQUAL(bad_la, 0);
+	CU_ASSERT_EQUAL(dups, 0);
+	free(seen);
+	free(ips);
+}
+
+/* C36/C37: a rank's section given twice (rte_cfgfile would keep the
+ * first and ignore the second) is a duplicate rank id, with both lines. */
+static void
+test_duplicate_section(void)
+{
+	expect_error(JOB2 RANK0 RANK1
+		     "[rank.1]\nip = 198.18.0.3\nport = net_tap2\n",
+		     ":11: [rank.1]: section given twice (first at line 8): "
+		     "duplicate rank id");
+	expect_error(JOB2 RANK0 RANK1 "[net]\nmtu = 1500\n[net]\nmtu = 9000\n",
+		     ":13: [net]: section given twice (first at line 11)");
 }
 
 static void
@@ -772,6 +865,10 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: multicast MAC", test_multicast_mac },
 	{ "error: broadcast MAC", test_broadcast_mac },
 	{ "error: duplicate MACs", test_duplicate_mac },
+	{ "error: malformed and zero MACs (C37)", test_malformed_mac },
+	{ "error: a section twice, [rank.1] twice", test_duplicate_section },
+	{ "generated MACs: locally administered, unique (C37)",
+	  test_generated_macs },
 	{ "error: unknown key in [transport]", test_unknown_key },
 	{ "error: unknown section", test_unknown_section },
 	{ "error: window_pkts not a number in range", test_non_numeric },
