@@ -478,6 +478,18 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		tc.nonce = (uint32_t)(rte_rand() ^ (ctx->sim != NULL ? 0 :
 				      rte_rdtsc() ^ ((uint64_t)getpid() << 16)));
 	while (tc.nonce == 0);
+	/* The incarnation's wall-clock start (hct.h, start_ns): replayed
+	 * HELLOs of an earlier run of the job carry an older one. Simulated
+	 * ranks: none (0 turns the check off). */
+	if (ctx->sim == NULL) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		tc.start_ns = (uint64_t)ts.tv_sec * HC_NS_PER_S +
+			      (uint64_t)ts.tv_nsec;
+		tc.stale_window_ns = ((uint64_t)cfg->init_timeout_ms + 1000) *
+				     HC_NS_PER_MS;
+	}
 	rc = hct_init(&ctx->hct, &ctx->net, &ctx->clk, &tc, &up, &ctx->coll);
 	if (rc != 0)
 		return rc;

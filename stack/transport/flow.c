@@ -227,6 +227,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 			p->flags = HCT_F_ALWAYS_ON;
 		p->credit = hct_credit_initial(t);
 		p->offset = t->conf.world_size; /* hct_hdr.h: HELLO offset */
+		p->sack[0] = t->conf.start_ns;  /* and start in sack[0] */
 		return;
 	}
 	p->flags = HCT_F_ACK_VALID;
@@ -371,6 +372,18 @@ int
 hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 {
 	if (p->type == HCT_TYPE_HELLO || p->type == HCT_TYPE_HELLO_ACK) {
+		uint64_t start = p->sack[0];
+
+		/* Replays of an earlier run (deliverable 4 of issue 10): an
+		 * incarnation that started long before ours, or before the
+		 * one of that rank we know, is not a restart. */
+		if ((start != 0 && t->conf.start_ns != 0 &&
+		     start + t->conf.stale_window_ns < t->conf.start_ns) ||
+		    (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
+		     start != 0 && start < f->peer_start_ns)) {
+			t->stats.stale_rx++;
+			return 0;
+		}
 		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
 		    t->meeting) {
 			/* Two nonces of one rank before every peer is met:
@@ -395,6 +408,7 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 			return 0;
 		}
 		f->peer_nonce = p->src_nonce;
+		f->peer_start_ns = start;
 		f->peer_always_on = (p->flags & HCT_F_ALWAYS_ON) != 0;
 		t->live_next_ns = 0; /* its peer timeout may apply now */
 		/* Its first grant, until its ACKs say more. */

@@ -148,6 +148,12 @@ struct hct_conf {
 	uint32_t ack_every;       /**< DATA packets per ACK at most */
 	uint64_t hello_interval_ns;
 	uint32_t nonce;           /**< this incarnation, non-zero */
+	uint64_t start_ns;        /**< wall-clock start of this incarnation
+	                           *   (CLOCK_REALTIME ns), sent in HELLOs;
+	                           *   0: none (simulation) */
+	uint64_t stale_window_ns; /**< a HELLO whose start_ns is more than
+	                           *   this before ours is of an earlier run
+	                           *   (replayed): dropped as stale */
 	uint64_t keepalive_ns;    /**< probe a silent peer after this; 0: never */
 	uint64_t peer_timeout_ns; /**< a peer silent this long is lost, if it
 	                           *   advertised always-on progress; 0: off */
@@ -235,6 +241,8 @@ struct hct_flow {
 	uint32_t peer;
 	uint32_t peer_ip;
 	uint32_t peer_nonce;     /**< 0 until learnt */
+	uint64_t peer_start_ns;  /**< start_ns of that incarnation (its
+	                          *   HELLO's), 0: unknown */
 	int peer_always_on;      /**< its HELLO said it always progresses */
 	uint64_t last_rx_ns;     /**< last valid packet from the peer */
 	uint64_t last_probe_ns;  /**< last keepalive probe we sent */

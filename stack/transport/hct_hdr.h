@@ -19,7 +19,12 @@
  * A DATA packet's payload (length bytes) follows the header.
  * HELLO and HELLO_ACK carry the sender's world size in offset (0: not
  * said); a receiver of the same job with another world size drops it and
- * fails its set-up naming both sizes (C36: the ranks disagree).
+ * fails its set-up naming both sizes (C36: the ranks disagree). They
+ * also carry in sack[0] the wall-clock start of the sender's incarnation
+ * (CLOCK_REALTIME ns, 0: not said): a HELLO with a new nonce is a restart
+ * only when that start is later than the known incarnation's, and a
+ * HELLO that started long before the receiver (hct_conf stale_window_ns)
+ * is a replay of an earlier run; both are dropped as stale.
  */
 #ifndef HC_TRANSPORT_HCT_HDR_H
 #define HC_TRANSPORT_HCT_HDR_H
