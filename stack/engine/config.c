@@ -34,6 +34,8 @@ static const struct hc_cfg_key engine_keys[] = {
 	  .required = true },
 	{ "job", "world_size", HC_CFG_U32, "ranks", F(world_size), .min = 1,
 	  .max = HC_MAX_RANKS, .required = true },
+	{ "job", "key_file", HC_CFG_STRING, "", F(key_file),
+	  .size = sizeof(((struct hc_config *)0)->key_file) },
 	{ "engine", "idle", HC_CFG_ENUM, "", F(idle), .def = HC_IDLE_SLEEP,
 	  .names = idle_names, .n_names = RTE_DIM(idle_names) },
 	{ "engine", "idle_spin", HC_CFG_U32, "polls", F(idle_spin), .def = 64,

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include <rte_byteorder.h>
 #include <rte_launch.h>
@@ -490,7 +495,14 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		tc.stale_window_ns = ((uint64_t)cfg->init_timeout_ms + 1000) *
 				     HC_NS_PER_MS;
 	}
+	if (cfg->key_file[0] != '\0') {
+		rc = hc_key_load(cfg, tc.auth_key);
+		if (rc != 0)
+			return rc;
+		tc.auth = 1;
+	}
 	rc = hct_init(&ctx->hct, &ctx->net, &ctx->clk, &tc, &up, &ctx->coll);
+	sodium_memzero(tc.auth_key, sizeof(tc.auth_key));
 	if (rc != 0)
 		return rc;
 	ctx->hct_up = 1;
@@ -531,6 +543,52 @@ tune(struct hc_ctx *ctx)
 	while (rc == 0 && !hc_probe_done(ctx, &rc))
 		hc_engine_idle(ctx, hc_engine_step(ctx));
 	hc_probe_end(ctx);
+	return rc;
+}
+
+/* [job] key_file (authenticated mode): the file must be a regular file
+ * of 32..65536 bytes that neither group nor others may read or write; the
+ * job's key is the BLAKE2b-256 (crypto_generichash) of its bytes, so any
+ * secret of 32 bytes or more serves. Errors name the file, never its
+ * content; the bytes read are wiped. */
+int
+hc_key_load(const struct hc_config *cfg, uint8_t key[32])
+{
+	uint8_t buf[65536 + 1];
+	struct stat st;
+	ssize_t n;
+	int fd, rc = 0;
+
+	fd = open(cfg->key_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		HC_LOG(ERR, CORE, "%s: [job] key_file %s: %s", cfg->path,
+		       cfg->key_file, strerror(errno));
+		return -HC_ERR_CONFIG;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		HC_LOG(ERR, CORE, "%s: [job] key_file %s: not a regular file",
+		       cfg->path, cfg->key_file);
+		close(fd);
+		return -HC_ERR_CONFIG;
+	}
+	if ((st.st_mode & 077) != 0) {
+		HC_LOG(ERR, CORE, "%s: [job] key_file %s: mode %04o lets group "
+		       "or others at the secret (chmod 600 it)", cfg->path,
+		       cfg->key_file, (unsigned int)(st.st_mode & 07777));
+		close(fd);
+		return -HC_ERR_CONFIG;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 32 || (size_t)n > sizeof(buf) - 1) {
+		HC_LOG(ERR, CORE, "%s: [job] key_file %s: %zd bytes; the key "
+		       "must have 32 to 65536", cfg->path, cfg->key_file, n);
+		rc = -HC_ERR_CONFIG;
+	} else if (sodium_init() < 0 ||
+		   crypto_generichash(key, 32, buf, (size_t)n, NULL, 0) != 0) {
+		rc = -HC_ERR_INTERNAL;
+	}
+	sodium_memzero(buf, sizeof(buf));
 	return rc;
 }
 
@@ -828,6 +886,8 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 	s->hct_malformed_rx = ctx->hct.stats.malformed_rx;
 	s->hct_misaddr_rx = ctx->hct.stats.misaddr_rx;
 	s->net_ip_conflicts = ctx->net.stats.ip_conflicts;
+	s->hct_bad_tag_rx = ctx->hct.stats.bad_tag_rx;
+	s->hct_auth = ctx->hct.conf.auth;
 	s->hct_crc_rx = ctx->hct.stats.crc_rx;
 	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
 	s->hct_tx_ring_full = ctx->hct.sched.ring_full;

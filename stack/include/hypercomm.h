@@ -582,6 +582,14 @@ struct hc_stats {
 	                             *   with this rank's IP as sender (a
 	                             *   second process with this rank id;
 	                             *   hc_init then fails, HC_ERR_CONFIG) */
+	uint64_t hct_bad_tag_rx;    /**< authenticated mode ([job] key_file):
+	                             *   HCT packets dropped for a missing or
+	                             *   wrong keyed tag (forged, another key,
+	                             *   or a job without the mode); also in
+	                             *   hct_stray_rx */
+	uint64_t hct_auth;          /**< 1 when the authenticated mode is on
+	                             *   (every HCT packet tagged and checked),
+	                             *   else 0 */
 };
 
 /**

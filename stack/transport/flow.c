@@ -49,7 +49,7 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		t->conf.cc.init_cwnd = conf->window_pkts;
 	/* A multiple of 8 so that every packet starts on an element of any
 	 * dtype (at most 8 bytes) when the message does. */
-	t->mss = (payload - HCT_HDR_LEN) & ~7u;
+	t->mss = (payload - HCT_HDR_LEN - hct_tag_len(t)) & ~7u;
 	size = rte_align32pow2(conf->window_pkts);
 	t->mask = size - 1;
 	for (i = 0; i < HCT_CLASS__MAX; i++)
@@ -64,6 +64,8 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		return -HC_ERR_NOMEM;
 	}
 	t->meeting = 1;
+	if (t->conf.auth && hct_auth_init() != 0)
+		return -HC_ERR_INTERNAL;
 	for (i = 0; i < conf->world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 
@@ -95,6 +97,7 @@ hct_free(struct hct *t)
 {
 	uint32_t i, j;
 
+	hct_auth_wipe(t);
 	free(t->heap);
 	free(t->due);
 	t->heap = t->due = NULL;
@@ -228,9 +231,11 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		p->credit = hct_credit_initial(t);
 		p->offset = t->conf.world_size; /* hct_hdr.h: HELLO offset */
 		p->sack[0] = t->conf.start_ns;  /* and start in sack[0] */
+		if (t->conf.auth)
+			p->flags |= HCT_F_AUTH;
 		return;
 	}
-	p->flags = HCT_F_ACK_VALID;
+	p->flags = HCT_F_ACK_VALID | (t->conf.auth ? HCT_F_AUTH : 0);
 	if (f->rnr) {
 		p->flags |= HCT_F_RNR;
 		f->rnr = 0;
@@ -316,11 +321,10 @@ hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type)
 	if (m == NULL)
 		return -HC_ERR_NOMEM;
 	hct_fill_common(t, f, &p, type, hc_clock_now(t->clk));
-	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
+	h = rte_pktmbuf_append(m, HCT_HDR_LEN + hct_tag_len(t));
 	hct_hdr_encode(&p, h);
 	hct_crc_seal(h, HCT_HDR_LEN);
-	return hc_net_udp_send(t->net, f->peer_ip,
-			       hct_tos(HCT_CLASS_CONTROL), m);
+	return hct_xmit(t, f->peer_ip, hct_tos(HCT_CLASS_CONTROL), m);
 }
 
 /* An ACK with HCT_F_PROBE: the peer answers with an ACK at once. */
@@ -335,11 +339,10 @@ hct_send_probe(struct hct *t, struct hct_flow *f)
 		return -HC_ERR_NOMEM;
 	hct_fill_common(t, f, &p, HCT_TYPE_ACK, hc_clock_now(t->clk));
 	p.flags |= HCT_F_PROBE;
-	h = rte_pktmbuf_append(m, HCT_HDR_LEN);
+	h = rte_pktmbuf_append(m, HCT_HDR_LEN + hct_tag_len(t));
 	hct_hdr_encode(&p, h);
 	hct_crc_seal(h, HCT_HDR_LEN);
-	return hc_net_udp_send(t->net, f->peer_ip,
-			       hct_tos(HCT_CLASS_CONTROL), m);
+	return hct_xmit(t, f->peer_ip, hct_tos(HCT_CLASS_CONTROL), m);
 }
 
 static void

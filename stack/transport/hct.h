@@ -151,6 +151,10 @@ struct hct_conf {
 	uint64_t start_ns;        /**< wall-clock start of this incarnation
 	                           *   (CLOCK_REALTIME ns), sent in HELLOs;
 	                           *   0: none (simulation) */
+	int auth;                 /**< authenticated mode: every packet
+	                           *   tagged with auth_key (hct_hdr.h) */
+	uint8_t auth_key[32];     /**< the job's key (never logged); wiped
+	                           *   by hct_free() */
 	uint64_t stale_window_ns; /**< a HELLO whose start_ns is more than
 	                           *   this before ours is of an earlier run
 	                           *   (replayed): dropped as stale */
@@ -304,6 +308,7 @@ struct hct_stats {
 	                       *   job, or a restarted peer's old packets) */
 	uint64_t malformed_rx; /**< on our UDP port, but no HCT header: short,
 	                        *   other version or type, length wrong */
+	uint64_t bad_tag_rx;  /**< authenticated mode: no tag, or a wrong one */
 	uint64_t misaddr_rx;  /**< this job, but for another rank, from a
 	                       *   rank outside the world, or from an IP
 	                       *   that is not the source rank's */

@@ -243,6 +243,17 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	struct hct_pkt p;
 	uint64_t now;
 
+	/* Authenticated mode: the tag first, before anything reads the
+	 * packet; from here on len excludes it. */
+	if (t->conf.auth) {
+		if (!hct_auth_ok(t, payload, len)) {
+			t->stats.bad_tag_rx++;
+			t->stats.stray_rx++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		len -= HCT_TAG_LEN;
+	}
 	if (len >= HCT_HDR_LEN && !hct_crc_ok(payload, len)) {
 		t->stats.crc_rx++; /* corrupted past the UDP checksum */
 		rte_pktmbuf_free(m);

@@ -59,13 +59,13 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 	h = rte_pktmbuf_mtod(c, uint8_t *);
 	stamp(h, now);
 	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
-	hct_crc_seal(h, plen);
+	hct_crc_seal(h, plen - hct_tag_len(t));
 	s->sent_ns = now;
 	s->xmits++;
 	/* The newest transmission now: to the tail of the time order. */
 	TAILQ_REMOVE(&f->tsent, s, tlink);
 	TAILQ_INSERT_TAIL(&f->tsent, s, tlink);
-	return hc_net_udp_send(t->net, f->peer_ip, hct_tos(h[3]), c);
+	return hct_xmit(t, f->peer_ip, hct_tos(h[3]), c);
 }
 
 int
@@ -81,7 +81,8 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 
 	if (m == NULL)
 		return -HC_ERR_NOMEM;
-	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN + len);
+	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN + len +
+					  hct_tag_len(t));
 	if (h == NULL) {
 		rte_pktmbuf_free(m);
 		return -HC_ERR_NOMEM;
@@ -101,7 +102,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	hct_crc_copy_seal(h, msg->src + msg->done, len);
 	/* Remember the HCT packet's length: stack/net prepends its headers
 	 * in this same mbuf, which we keep for retransmission. */
-	s->len = HCT_HDR_LEN + len;
+	s->len = HCT_HDR_LEN + len + hct_tag_len(t);
 	s->m = m;
 	s->sent_ns = now;
 	s->xmits = 1;
@@ -121,7 +122,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	f->cc.tail_last = (p.flags & HCT_F_LAST) != 0;
 	hct_tlp_arm(t, f, now);
 	hct_timer_update(t, f);
-	hc_net_udp_send(t->net, f->peer_ip, hct_tos(cls), m);
+	hct_xmit(t, f->peer_ip, hct_tos(cls), m);
 	if (msg->done == msg->len) {
 		TAILQ_REMOVE(&f->msgs[cls], msg, link);
 		t->up.msg_sent(t->up_ctx, msg);

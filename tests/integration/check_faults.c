@@ -705,9 +705,10 @@ suite_strays(void)
 	printf("strays: rank %d allreduces %d secs %.3f other_job %" PRIu64
 	       " stale %" PRIu64 " malformed %" PRIu64 " misaddr %" PRIu64
 	       " crc %" PRIu64 " stray %" PRIu64 " net_drops %" PRIu64
-	       " port_rx %" PRIu64 "\n", rank, n, now_s() - t0,
+	       " port_rx %" PRIu64 " bad_tag %" PRIu64 " auth %" PRIu64 "\n",
+	       rank, n, now_s() - t0,
 	       s.hct_other_job_rx, s.hct_stale_rx, s.hct_malformed_rx,
 	       s.hct_misaddr_rx, s.hct_crc_rx, s.hct_stray_rx,
-	       s.net_rx_drops, s.port_rx_pkts);
+	       s.net_rx_drops, s.port_rx_pkts, s.hct_bad_tag_rx, s.hct_auth);
 	fflush(stdout);
 }

@@ -21,6 +21,13 @@ its peer hi<pid>b a port of bridge hcbr0), removed at exit.
       Ethernet source address (the bridge must not learn the ranks' MACs
       on our port); IP and HCT bytes as captured. Prints per rank how
       many were addressed to it ("replay: rank R N")
+  hct_inject.py forge --config INI [--rate PPS] [--seconds S] [--max N]
+      forgeries by one who sees the job's traffic but lacks its key: the
+      latest DATA and ACK of each pair of ranks (sniffed on the taps) sent
+      again with the PSN moved on (DATA: within the window, payload of
+      0x7f bytes; ACK: acknowledging 64 packets more), CRC32C right, the
+      tag 16 random bytes; prints per rank how many it was sent
+      ("forge: rank R N")
 --wait (every mode but capture): first wait (at most 20 s) until every
 rank of --config answers a ping, i.e. its stack is up.
 """
@@ -303,6 +310,90 @@ def do_replay(a):
         print("replay: rank %d %d" % (r, c))
 
 
+def hct_sniffer():
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                      socket.htons(ETH_P_ALL))
+    s.setblocking(False)
+    return s
+
+
+def sniffed_hct(s, limit=64):
+    """Up to limit HCT frames the ranks sent since the last call, each
+    once (as it enters the kernel from a rank's tap)."""
+    out = []
+    for _ in range(limit):
+        try:
+            fr, addr = s.recvfrom(65536)
+        except BlockingIOError:
+            break
+        if addr[2] == PACKET_OUTGOING or not addr[0].startswith("hct"):
+            continue
+        if len(fr) < 42 + HCT_HDR_LEN or fr[12:14] != b"\x08\x00" or \
+                fr[23] != 17 or (fr[14] & 15) != 5 or \
+                struct.unpack("!H", fr[36:38])[0] != HCT_PORT:
+            continue
+        out.append(fr)
+    return out
+
+
+def forged(fr, mac, rnd):
+    """fr (a sniffed DATA or ACK of the job) with the PSN or ACK moved on,
+    a new payload, a right CRC32C and, when the job tags its packets
+    (HCT_F_AUTH), a random tag in place of the right one."""
+    h = bytearray(fr[42:])
+    tag_len = 16 if h[2] & 0x80 else 0
+    typ = h[1]
+    if typ == 1:
+        psn = struct.unpack(">I", h[24:28])[0]
+        h[24:28] = struct.pack(">I", (psn + 1 + rnd.randrange(32)) & 0xFFFFFFFF)
+        n = len(h) - HCT_HDR_LEN - tag_len
+        h[HCT_HDR_LEN:HCT_HDR_LEN + n] = b"\x7f" * n
+    else:
+        ack = struct.unpack(">I", h[28:32])[0]
+        h[28:32] = struct.pack(">I", (ack + 64) & 0xFFFFFFFF)
+    body = seal(bytes(h[:len(h) - tag_len]))
+    return mac + SRC_MAC + fr[12:42] + body + rnd.randbytes(tag_len)
+
+
+def do_forge(a):
+    ranks, job = load_ranks(a.config)
+    by_ip = {ip: r for r, (ip, _) in enumerate(ranks)}
+    rnd = random.Random(a.seed)
+    if a.wait:
+        wait_ranks(ranks)
+    sn = hct_sniffer()
+    v = Veth()
+    last = {}  # (src ip, dst ip, type) -> the latest frame seen
+    sent = [0] * len(ranks)
+    keys = []
+    try:
+        for i in paced(a.rate, a.seconds, a.max):
+            for fr in sniffed_hct(sn):
+                h = fr[42:]
+                if h[0] != 1 or h[1] not in (1, 2) or \
+                        struct.unpack(">I", h[4:8])[0] != job:
+                    continue
+                k = (fr[26:30], fr[30:34], h[1])
+                if k not in last:
+                    keys.append(k)
+                last[k] = fr
+            if not keys:
+                continue
+            k = keys[i % len(keys)]
+            r = by_ip.get(k[1])
+            if r is None:
+                continue
+            if v.send(forged(last[k], ranks[r][1], rnd)):
+                sent[r] += 1
+    finally:
+        v.close()
+        sn.close()
+    print("forge: %d frames from %d (pair, type) streams seen" % (
+        sum(sent), len(keys)))
+    for r, c in enumerate(sent):
+        print("forge: rank %d %d" % (r, c))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="mode", required=True)
@@ -316,7 +407,10 @@ def main():
     r = sub.add_parser("replay")
     r.add_argument("--in", dest="input", required=True)
     r.add_argument("--config", required=True)
-    for q in (g, c, r):
+    fo = sub.add_parser("forge")
+    fo.add_argument("--config", required=True)
+    fo.add_argument("--seed", type=int, default=1)
+    for q in (g, c, r, fo):
         q.add_argument("--rate", type=float, default=10000)
         q.add_argument("--seconds", type=float, default=3)
         q.add_argument("--max", type=int, default=100000)
@@ -324,8 +418,8 @@ def main():
     a = p.parse_args()
     if a.seconds > 60 or a.max > 1000000 or a.rate > 100000:
         sys.exit("hct_inject: at most 60 s, 10^6 frames, 10^5 frames/s")
-    {"garbage": do_garbage, "capture": do_capture,
-     "replay": do_replay}[a.mode](a)
+    {"garbage": do_garbage, "capture": do_capture, "replay": do_replay,
+     "forge": do_forge}[a.mode](a)
 
 
 if __name__ == "__main__":

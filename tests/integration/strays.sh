@@ -21,6 +21,11 @@
 #             as stale at the rank they were addressed to (HELLOs of the
 #             old run started more than init_timeout + 1 s = 7 s before
 #             the new one: stale too)
+#   forge     authenticated mode (hc-launch --auth): 2 ranks while the
+#             sidecar sniffs their DATA and ACKs and sends forgeries of
+#             them (job id, ranks, nonces and PSNs right, CRC32C right,
+#             the tag random): exact, every forgery counted in
+#             hct_bad_tag_rx at the rank it was sent to, hct_auth 1
 #   strays.sh [CASE...] (default: all); exit 0 when all pass.
 # A counter must show at least half of what its rank was sent and at most
 # all of it (tap drops frames when its kernel queue overflows; a count
@@ -111,7 +116,7 @@ check_garbage() {
 rate() { awk '$2 == "strays:" && $4 == 0 { printf "%.1f", $6 / $8 }' "$1"; }
 
 cases=("$@")
-((${#cases[@]})) || cases=(garbage twojobs stale)
+((${#cases[@]})) || cases=(garbage twojobs stale forge)
 for c in "${cases[@]}"; do
 	case $c in
 	garbage)
@@ -162,6 +167,19 @@ for c in "${cases[@]}"; do
 		for r in 0 1; do
 			n=$(awk -v r=$r '$2 == "replay:" && $3 == "rank" && $4 == r { print $5 }' "$dir/s1.txt")
 			within "stale rank $r stale_rx" "$(field "$dir/s1.txt" $r stale)" "$n"
+		done
+		;;
+	forge)
+		launch "$dir/f.txt" HC_LAUNCH_AUTH=1 \
+			HC_LAUNCH_SIDECAR="$inj forge --config \"\$HC_CONFIG\" --wait --rate 5000 --seconds 3"
+		passed "$dir/f.txt" "forge (authenticated mode)"
+		grep -E '\[s\] forge: [0-9]+ frames' "$dir/f.txt" | sed 's/^/     /'
+		for r in 0 1; do
+			n=$(awk -v r=$r '$2 == "forge:" && $3 == "rank" && $4 == r { print $5 }' "$dir/f.txt")
+			within "forge rank $r bad_tag_rx" "$(field "$dir/f.txt" $r bad_tag)" "$n"
+			if [[ $(field "$dir/f.txt" $r auth) != 1 ]]; then
+				fail "forge rank $r: hct_auth is not 1"
+			fi
 		done
 		;;
 	*) echo "strays.sh: unknown case '$c'"; exit 2 ;;

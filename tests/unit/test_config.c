@@ -7,12 +7,15 @@
  * checks the reason and the line it reports.
  */
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
+#include <sodium.h>
+#include <sys/stat.h>
 #include <rte_ether.h>
 #include <rte_log.h>
 
@@ -21,6 +24,7 @@
 #include "cc.h"
 #include "cfgkey.h"
 #include "config.h"
+#include "engine.h"
 #include "suites.h"
 #include "tune.h"
 
@@ -404,6 +408,57 @@ test_duplicate_section(void)
 		     ":13: [net]: section given twice (first at line 11)");
 }
 
+/* [job] key_file (authenticated mode): a missing file, one that group or
+ * others may read, or one under 32 bytes is a config error naming the
+ * file and never its content; a good one gives BLAKE2b-256 of its bytes. */
+static void
+test_key_file(void)
+{
+	static const char secret[] = "0123456789abcdefghijklmnopqrstuvwxyzSECRET";
+	struct hc_config cfg;
+	uint8_t key[32], want[32];
+	char log[LOG_MAX];
+	int fd, rc;
+
+	memset(&cfg, 0, sizeof(cfg));
+	strcpy(cfg.path, "unit.ini");
+	snprintf(cfg.key_file, sizeof(cfg.key_file), "/tmp/hcunit-key-%d",
+		 (int)getpid());
+	unlink(cfg.key_file);
+	capture_begin();
+	rc = hc_key_load(&cfg, key);
+	capture_end(log, sizeof(log));
+	CU_ASSERT_EQUAL(rc, -HC_ERR_CONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "No such file"));
+
+	fd = open(cfg.key_file, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, secret, strlen(secret)), (ssize_t)strlen(secret));
+	close(fd);
+	chmod(cfg.key_file, 0644);
+	capture_begin();
+	rc = hc_key_load(&cfg, key);
+	capture_end(log, sizeof(log));
+	CU_ASSERT_EQUAL(rc, -HC_ERR_CONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "mode 0644 lets group or others"));
+	CU_ASSERT_PTR_NULL(strstr(log, "SECRET"));
+
+	chmod(cfg.key_file, 0600);
+	CU_ASSERT_EQUAL(rc = hc_key_load(&cfg, key), 0);
+	CU_ASSERT_EQUAL_FATAL(sodium_init() >= 0, 1);
+	crypto_generichash(want, sizeof(want), (const uint8_t *)secret,
+			   strlen(secret), NULL, 0);
+	CU_ASSERT_EQUAL(memcmp(key, want, sizeof(key)), 0);
+
+	CU_ASSERT_EQUAL(truncate(cfg.key_file, 31), 0);
+	capture_begin();
+	rc = hc_key_load(&cfg, key);
+	capture_end(log, sizeof(log));
+	CU_ASSERT_EQUAL(rc, -HC_ERR_CONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "31 bytes; the key must have 32"));
+	unlink(cfg.key_file);
+}
+
 static void
 test_unknown_key(void)
 {
@@ -653,8 +708,8 @@ test_example_lists_every_key(void)
 			keys++;
 		}
 	fclose(f);
-	/* every key the loader knows: 57 in 7 sections */
-	CU_ASSERT_EQUAL(keys, 57);
+	/* every key the loader knows: 58 in 7 sections */
+	CU_ASSERT_EQUAL(keys, 58);
 }
 
 /* Each key's default lies in its range, its range (times the unit
@@ -867,6 +922,7 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: duplicate MACs", test_duplicate_mac },
 	{ "error: malformed and zero MACs (C37)", test_malformed_mac },
 	{ "error: a section twice, [rank.1] twice", test_duplicate_section },
+	{ "[job] key_file: missing, mode 0644, short; key = BLAKE2b", test_key_file },
 	{ "generated MACs: locally administered, unique (C37)",
 	  test_generated_macs },
 	{ "error: unknown key in [transport]", test_unknown_key },
