@@ -438,6 +438,8 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		f->last_rx_ns = hc_clock_now(t->clk);
 		if (t->n_init > 0)
 			t->n_init--;
+		if (t->n_init == 0)
+			t->meeting = 0; /* every peer met once */
 		t->live_next_ns = 0;
 	}
 	return f->state != HCT_FLOW_LOST;

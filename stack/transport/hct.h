@@ -363,7 +363,8 @@ struct hct {
 	struct hct_stats stats;
 	/* Set-up checks (C36), read by the engine while it meets the peers;
 	 * each is logged once when first seen. */
-	int meeting;          /**< 1 until hct_meeting_done(): a second nonce
+	int meeting;          /**< 1 until every flow was established once
+	                       *   (or hct_meeting_done()): a second nonce
 	                       *   of a peer then means two processes claim
 	                       *   its rank, not a restart */
 	uint32_t ws_peer;     /**< a rank whose HELLO said another world
