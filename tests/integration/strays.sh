@@ -122,7 +122,7 @@ for c in "${cases[@]}"; do
 	garbage)
 		launch "$dir/g0.txt"
 		passed "$dir/g0.txt" "garbage (baseline, none sent)"
-		launch "$dir/g1.txt" HC_LAUNCH_SIDECAR="$inj garbage --config \"\$HC_CONFIG\" --wait --rate 10000 --seconds 3"
+		launch "$dir/g1.txt" HC_LAUNCH_SIDECAR="$inj garbage --config \"\$HC_CONFIG\" --wait --rate 10000 --seconds ${HC_STRAYS_GARBAGE_SECONDS:-3}"
 		passed "$dir/g1.txt" "garbage (10 000/s)"
 		grep -E '\[s\] inject: [0-9]+ frames' "$dir/g1.txt" | sed 's/^/     /'
 		check_garbage "$dir/g1.txt" garbage
