@@ -630,6 +630,7 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 			return -HC_ERR_CONFIG;
 		}
 		if (ctx->hct.ws_theirs != 0) {
+			hc_engine_poll(ctx); /* the HELLO that tells it ours */
 			HC_LOG(ERR, CORE, "rank %u: world_size %u here, %u at "
 			       "rank %u: the ranks disagree on the world size",
 			       ctx->rank, ctx->cfg.world_size,
@@ -654,9 +655,10 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 		    ctx->hct.flows[i].state != HCT_FLOW_ESTABLISHED)
 			len += snprintf(missing + len, sizeof(missing) - len,
 					" %u", i);
-	HC_LOG(ERR, CORE, "rank %u: no answer within %u ms from rank(s)%s "
-	       "(world_size %u: were they all started?)",
-	       ctx->rank, ctx->cfg.init_timeout_ms, missing,
+	HC_LOG(ERR, CORE, "rank %u: no answer within %u ms from rank(s)%s",
+	       ctx->rank, ctx->cfg.init_timeout_ms, missing);
+	HC_LOG(ERR, CORE, "rank %u: world_size is %u: were all %u ranks "
+	       "started?", ctx->rank, ctx->cfg.world_size,
 	       ctx->cfg.world_size);
 	return -HC_ERR_INIT_TIMEOUT;
 }

@@ -388,11 +388,18 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 			return 0;
 		}
 		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
-		    t->meeting) {
-			/* Two nonces of one rank before every peer is met:
-			 * two processes run with that rank id (C36). Not a
-			 * restart: a rank restarted inside our set-up fails
-			 * it just as well. */
+		    t->meeting && start != 0 && f->peer_start_ns != 0 &&
+		    RTE_MAX(start, f->peer_start_ns) -
+		    RTE_MIN(start, f->peer_start_ns) <
+		    t->conf.stale_window_ns / 2) {
+			/* Two nonces of one rank before every peer is met,
+			 * of incarnations that started within half the stale
+			 * window (init timeout + 1 s) of each other: two
+			 * processes run with that rank id (C36). A later
+			 * start is a restart (C18: a rank whose hc_init timed
+			 * out tries again), and so is a nonce whose start we
+			 * do not know (learnt from a DATA or ACK, or a
+			 * simulated rank without a wall clock). */
 			if (!t->dup_seen)
 				HC_LOG(ERR, TRANSPORT, "rank %u: rank %u says "
 				       "HELLO with nonce %08x and with %08x: two "

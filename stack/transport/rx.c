@@ -232,6 +232,11 @@ world_size_differs(struct hct *t, const struct hct_pkt *p)
 		       t->conf.world_size);
 	t->ws_peer = p->src_rank;
 	t->ws_theirs = (uint32_t)RTE_MIN(p->offset, (uint64_t)UINT32_MAX);
+	/* Tell it ours, so that it fails naming the sizes too, even when
+	 * our HELLOs went out before it listened. */
+	if (p->type == HCT_TYPE_HELLO && p->src_rank < t->conf.world_size &&
+	    p->src_rank != t->conf.rank)
+		hct_send_ctrl(t, &t->flows[p->src_rank], HCT_TYPE_HELLO);
 }
 
 void
