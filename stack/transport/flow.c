@@ -411,6 +411,20 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 			t->stats.stale_rx++;
 			return 0;
 		}
+		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
+		    t->meeting && f->snd_nxt == t->conf.initial_psn &&
+		    f->rcv_nxt == t->conf.initial_psn) {
+			/* Restarted while we still meet the peers (C18: its
+			 * hc_init timed out before ours and it tries again),
+			 * and nothing but HELLOs exchanged: meet the new
+			 * incarnation instead of the old. */
+			if (f->state == HCT_FLOW_ESTABLISHED)
+				t->n_init++;
+			f->state = HCT_FLOW_INIT;
+			f->hello_acked = 0;
+			f->peer_nonce = 0;
+			f->next_hello_ns = 0;
+		}
 		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce) {
 			/* A new incarnation of that rank: what we had with
 			 * the old one cannot continue. */
