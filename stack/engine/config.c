@@ -34,6 +34,8 @@ static const struct hc_cfg_key engine_keys[] = {
 	  .required = true },
 	{ "job", "world_size", HC_CFG_U32, "ranks", F(world_size), .min = 1,
 	  .max = HC_MAX_RANKS, .required = true },
+	{ "job", "key_file", HC_CFG_STRING, "", F(key_file),
+	  .size = sizeof(((struct hc_config *)0)->key_file) },
 	{ "engine", "idle", HC_CFG_ENUM, "", F(idle), .def = HC_IDLE_SLEEP,
 	  .names = idle_names, .n_names = RTE_DIM(idle_names) },
 	{ "engine", "idle_spin", HC_CFG_U32, "polls", F(idle_spin), .def = 64,
@@ -111,6 +113,32 @@ find_line(const char *path, const char *section, const char *key)
 found:
 	fclose(f);
 	return lineno;
+}
+
+/* Line of the second "[section]" header of the file, 0 when there is
+ * none. rte_cfgfile keeps both sections, and its look-ups see only the
+ * first: a second [rank.1] would be ignored without a word. */
+static int
+second_header_line(const char *path, const char *section)
+{
+	char line[1024], want[160];
+	int lineno = 0, seen = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return 0;
+	snprintf(want, sizeof(want), "[%s]", section);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line;
+
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, want, strlen(want)) == 0 && ++seen == 2)
+			break;
+	}
+	fclose(f);
+	return seen == 2 ? lineno : 0;
 }
 
 /* Line of the key, else of its section (for a missing key). */
@@ -248,6 +276,18 @@ check_names(struct hc_config *cfg, struct rte_cfgfile *file)
 			    cfg->host_file ? 5 : 6) == 0) {
 			CFG_ERR(cfg, sec, NULL, "a cluster file has [rank.N] "
 				"sections, a host file [local.N]; not both");
+			bad++;
+			continue;
+		}
+		for (e = 0; e < s; e++)
+			if (strcmp(names[e], sec) == 0)
+				break;
+		if (e < s) {
+			HC_LOG(ERR, CORE, "%s:%d: [%s]: section given twice "
+			       "(first at line %d)%s", cfg->path,
+			       second_header_line(cfg->path, sec), sec,
+			       find_line(cfg->path, sec, NULL),
+			       is_rank ? ": duplicate rank id" : "");
 			bad++;
 			continue;
 		}

@@ -87,6 +87,8 @@ struct hc_config {
 	uint32_t init_timeout_ms; /**< [engine] init_timeout_ms */
 	uint32_t op_timeout_ms;   /**< [engine] op_timeout_ms */
 	uint32_t drain_timeout_ms; /**< [engine] drain_timeout_ms */
+	char key_file[4096];      /**< [job] key_file: the job's secret for
+	                           *   the authenticated mode; "" = off */
 	struct hc_port_conf port;   /**< [net] mtu, [port]; mac, pool_name
 	                             *   unset */
 	struct hc_fault_conf fault; /**< [fault] */

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include <rte_byteorder.h>
 #include <rte_launch.h>
@@ -483,7 +488,26 @@ hc_ctx_bring_up(struct hc_ctx *ctx)
 		tc.nonce = (uint32_t)(rte_rand() ^ (ctx->sim != NULL ? 0 :
 				      rte_rdtsc() ^ ((uint64_t)getpid() << 16)));
 	while (tc.nonce == 0);
+	/* The incarnation's wall-clock start (hct.h, start_ns): replayed
+	 * HELLOs of an earlier run of the job carry an older one. Simulated
+	 * ranks: none (0 turns the check off). */
+	if (ctx->sim == NULL) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		tc.start_ns = (uint64_t)ts.tv_sec * HC_NS_PER_S +
+			      (uint64_t)ts.tv_nsec;
+		tc.stale_window_ns = ((uint64_t)cfg->init_timeout_ms + 1000) *
+				     HC_NS_PER_MS;
+	}
+	if (cfg->key_file[0] != '\0') {
+		rc = hc_key_load(cfg, tc.auth_key);
+		if (rc != 0)
+			return rc;
+		tc.auth = 1;
+	}
 	rc = hct_init(&ctx->hct, &ctx->net, &ctx->clk, &tc, &up, &ctx->coll);
+	sodium_memzero(tc.auth_key, sizeof(tc.auth_key));
 	if (rc != 0)
 		return rc;
 	ctx->hct_up = 1;
@@ -543,6 +567,52 @@ tune(struct hc_ctx *ctx)
 	return rc;
 }
 
+/* [job] key_file (authenticated mode): the file must be a regular file
+ * of 32..65536 bytes that neither group nor others may read or write; the
+ * job's key is the BLAKE2b-256 (crypto_generichash) of its bytes, so any
+ * secret of 32 bytes or more serves. Errors name the file, never its
+ * content; the bytes read are wiped. */
+int
+hc_key_load(const struct hc_config *cfg, uint8_t key[32])
+{
+	uint8_t buf[65536 + 1];
+	struct stat st;
+	ssize_t n;
+	int fd, rc = 0;
+
+	fd = open(cfg->key_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		HC_LOG(ERR, CORE, "%s: [job] key_file %s: %s", cfg->path,
+		       cfg->key_file, strerror(errno));
+		return -HC_ERR_CONFIG;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		HC_LOG(ERR, CORE, "%s: [job] key_file %s: not a regular file",
+		       cfg->path, cfg->key_file);
+		close(fd);
+		return -HC_ERR_CONFIG;
+	}
+	if ((st.st_mode & 077) != 0) {
+		HC_LOG(ERR, CORE, "%s: [job] key_file %s: mode %04o lets group "
+		       "or others at the secret (chmod 600 it)", cfg->path,
+		       cfg->key_file, (unsigned int)(st.st_mode & 07777));
+		close(fd);
+		return -HC_ERR_CONFIG;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 32 || (size_t)n > sizeof(buf) - 1) {
+		HC_LOG(ERR, CORE, "%s: [job] key_file %s: %zd bytes; the key "
+		       "must have 32 to 65536", cfg->path, cfg->key_file, n);
+		rc = -HC_ERR_CONFIG;
+	} else if (sodium_init() < 0 ||
+		   crypto_generichash(key, 32, buf, (size_t)n, NULL, 0) != 0) {
+		rc = -HC_ERR_INTERNAL;
+	}
+	sodium_memzero(buf, sizeof(buf));
+	return rc;
+}
+
 /* Exchange HELLOs until every peer answered, at most until deadline
  * (init_timeout_ms from hc_init's start, so that the port and ARP set-up
  * count too: hc_init returns within the timeout, C18). */
@@ -552,10 +622,48 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 	uint32_t want = ctx->cfg.world_size - 1, i;
 	char missing[512];
 	size_t len = 0;
+	uint64_t announce = 0, now;
 
-	while (hct_established(&ctx->hct) < want) {
-		if (hc_clock_now(&ctx->clk) > deadline)
+	/* C36: a duplicate rank id, or ranks whose cluster files disagree
+	 * on the world size, fail here with their own message (logged by
+	 * net and transport when first seen), not as a timeout. The ARP
+	 * announcement (hc_net_announce) is repeated while we wait so that
+	 * two processes with one rank id meet whichever starts first. */
+	while (hct_established(&ctx->hct) < want ||
+	       ctx->net.stats.ip_conflicts != 0 || ctx->hct.dup_seen ||
+	       ctx->hct.ws_theirs != 0) {
+		now = hc_clock_now(&ctx->clk);
+		if (ctx->net.stats.ip_conflicts != 0) {
+			/* Once more, so that the twin, which may have missed
+			 * our earlier ones, learns it too (RFC 5227 2.4's
+			 * defence, here before both give up). */
+			hc_net_announce(&ctx->net);
+			hc_engine_poll(ctx);
+			HC_LOG(ERR, CORE, "rank %u: another process uses this "
+			       "rank's address: duplicate rank id %u",
+			       ctx->rank, ctx->rank);
+			return -HC_ERR_ADDR_IN_USE;
+		}
+		if (ctx->hct.dup_seen) {
+			HC_LOG(ERR, CORE, "rank %u: two processes run as rank "
+			       "%u: duplicate rank id", ctx->rank,
+			       ctx->hct.dup_rank);
+			return -HC_ERR_ADDR_IN_USE;
+		}
+		if (ctx->hct.ws_theirs != 0) {
+			hc_engine_poll(ctx); /* the HELLO that tells it ours */
+			HC_LOG(ERR, CORE, "rank %u: world_size %u here, %u at "
+			       "rank %u: the ranks disagree on the world size",
+			       ctx->rank, ctx->cfg.world_size,
+			       ctx->hct.ws_theirs, ctx->hct.ws_peer);
+			return -HC_ERR_WORLD_SIZE;
+		}
+		if (now > deadline)
 			break;
+		if (ctx->sim == NULL && now >= announce) {
+			hc_net_announce(&ctx->net);
+			announce = now + 200 * HC_NS_PER_MS;
+		}
 		hc_engine_idle(ctx, hc_engine_poll(ctx));
 		if (ctx->hct.mtu_bad_rank1 != 0) {
 			/* hct_membership logged both MTUs. */
@@ -566,8 +674,10 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 			return -HC_ERR_CONFIG;
 		}
 	}
-	if (hct_established(&ctx->hct) == want)
+	if (hct_established(&ctx->hct) == want) {
+		hct_meeting_done(&ctx->hct);
 		return 0;
+	}
 	missing[0] = '\0';
 	for (i = 0; i < ctx->cfg.world_size && len < sizeof(missing) - 16; i++)
 		if (i != ctx->rank &&
@@ -576,6 +686,9 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 					" %u", i);
 	HC_LOG(ERR, CORE, "rank %u: no answer within %u ms from rank(s)%s",
 	       ctx->rank, ctx->cfg.init_timeout_ms, missing);
+	HC_LOG(ERR, CORE, "rank %u: world_size is %u: were all %u ranks "
+	       "started?", ctx->rank, ctx->cfg.world_size,
+	       ctx->cfg.world_size);
 	return -HC_ERR_INIT_TIMEOUT;
 }
 
@@ -888,6 +1001,13 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 			s->hct_data_tx_class[d] += f->data_tx_cls[d];
 	}
 	s->hct_stray_rx = ctx->hct.stats.stray_rx;
+	s->hct_other_job_rx = ctx->hct.stats.other_job_rx;
+	s->hct_stale_rx = ctx->hct.stats.stale_rx;
+	s->hct_malformed_rx = ctx->hct.stats.malformed_rx;
+	s->hct_misaddr_rx = ctx->hct.stats.misaddr_rx;
+	s->net_ip_conflicts = ctx->net.stats.ip_conflicts;
+	s->hct_bad_tag_rx = ctx->hct.stats.bad_tag_rx;
+	s->hct_auth = ctx->hct.conf.auth;
 	s->hct_crc_rx = ctx->hct.stats.crc_rx;
 	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
 	s->hct_tx_ring_full = ctx->hct.sched.ring_full;

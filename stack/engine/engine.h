@@ -229,4 +229,10 @@ hc_comm_ctx(struct hc_comm *comm)
 	return comm->owner;
 }
 
+/** [job] key_file into key (32 bytes): see engine.c. @return 0 or
+ *  -HC_ERR_CONFIG (missing, not a regular file, group/other bits in its
+ *  mode, under 32 or over 65536 bytes; logged by file name),
+ *  -HC_ERR_INTERNAL (libsodium failed to start). */
+int hc_key_load(const struct hc_config *cfg, uint8_t key[32]);
+
 #endif /* HC_ENGINE_ENGINE_H */

@@ -202,14 +202,19 @@ struct hc_request;
  * @param params  see struct hc_init_params; NULL means all defaults.
  * @param[out] ctx  the new instance on success, NULL on failure.
  * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range or unknown, a
- *         malformed HC_RANK/RANK/... variable), -HC_ERR_CONFIG (also: a
- *         peer's HELLO told another [net] mtu; logged with both MTUs and
- *         the peer's rank), -HC_ERR_NOMEM, -HC_ERR_PORT, -HC_ERR_LINK_DOWN,
- *         -HC_ERR_INIT_TIMEOUT (a peer did not answer, or a rank did not
- *         reach the rendezvous, within init_timeout_ms),
- *         -HC_ERR_WORLD_SIZE (ranks or sources disagree on the world
- *         size), -HC_ERR_ADDR_IN_USE (the rendezvous port is another
- *         program's; two ranks claim one rank number, IP or MAC).
+ *         malformed HC_RANK/RANK/... variable), -HC_ERR_CONFIG (the file;
+ *         also: a peer's HELLO told another [net] mtu, logged with both
+ *         MTUs and the peer's rank), -HC_ERR_NOMEM, -HC_ERR_PORT,
+ *         -HC_ERR_LINK_DOWN, -HC_ERR_INIT_TIMEOUT (a peer did not answer,
+ *         or a rank did not reach the rendezvous, within init_timeout_ms;
+ *         the log names the ranks that never answered: a world size
+ *         larger than the ranks started), -HC_ERR_WORLD_SIZE (ranks or
+ *         sources disagree on the world size: in the rendezvous, or, while
+ *         meeting the peers (C36), a peer's HELLO carries another
+ *         world_size), -HC_ERR_ADDR_IN_USE (the rendezvous port is another
+ *         program's; two ranks claim one rank number, IP or MAC: in the
+ *         rendezvous, or while meeting the peers (C36) a second nonce for
+ *         one rank or an ARP announcement of our own IP; the log names it).
  */
 int hc_init(const struct hc_init_params *params, struct hc_ctx **ctx);
 
@@ -590,6 +595,37 @@ struct hc_stats {
 	                             *   held tx_ring_max_bytes */
 	uint64_t hct_credit_limited; /**< times a peer's receiver credit (not
 	                              *   the window) stopped our DATA */
+	/* hct_stray_rx by cause (each also counts in hct_stray_rx; the
+	 * rest of it: beyond the window, acknowledging what was never
+	 * sent, a lost flow's). */
+	uint64_t hct_other_job_rx;  /**< well-formed HCT packets of another
+	                             *   [job] id (C38: jobs sharing a
+	                             *   segment) */
+	uint64_t hct_stale_rx;      /**< this job's, with a nonce of no
+	                             *   incarnation this rank knows: an
+	                             *   earlier run of the job replayed, a
+	                             *   restarted peer's old packets, or a
+	                             *   second process with a peer's rank id
+	                             *   while meeting */
+	uint64_t hct_malformed_rx;  /**< on the HCT UDP port but no valid
+	                             *   header: short, other version, unknown
+	                             *   type, length disagreeing with the
+	                             *   datagram (garbage) */
+	uint64_t hct_misaddr_rx;    /**< this job's, addressed to another
+	                             *   rank, from a rank outside the world,
+	                             *   or from an IP not the source rank's */
+	uint64_t net_ip_conflicts;  /**< ARP packets from another station
+	                             *   with this rank's IP as sender (a
+	                             *   second process with this rank id;
+	                             *   hc_init then fails, HC_ERR_CONFIG) */
+	uint64_t hct_bad_tag_rx;    /**< authenticated mode ([job] key_file):
+	                             *   HCT packets dropped for a missing or
+	                             *   wrong keyed tag (forged, another key,
+	                             *   or a job without the mode); also in
+	                             *   hct_stray_rx */
+	uint64_t hct_auth;          /**< 1 when the authenticated mode is on
+	                             *   (every HCT packet tagged and checked),
+	                             *   else 0 */
 };
 
 /**

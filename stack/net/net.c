@@ -150,6 +150,23 @@ hc_net_arp_request(struct hc_net *net, uint32_t ip)
 	arp_request(net, net->ports[r->port], r->next_hop);
 }
 
+void
+hc_net_announce(struct hc_net *net)
+{
+	uint32_t i;
+
+	for (i = 0; i < net->nports; i++) {
+		struct rte_mbuf *m = hc_port_alloc(net->ports[i]);
+
+		if (m == NULL)
+			continue;
+		arp_build(net, net->ports[i], m, RTE_ARP_OP_REQUEST, NULL,
+			  net->ip);
+		net->stats.arp_requests++;
+		hc_port_tx(net->ports[i], m);
+	}
+}
+
 static void
 arp_input(struct hc_net *net, struct hc_port *in, struct rte_mbuf *m,
 	  uint32_t off)
@@ -172,6 +189,17 @@ arp_input(struct hc_net *net, struct hc_port *in, struct rte_mbuf *m,
 	sha = arp->arp_data.arp_sha;
 	if (!rte_is_valid_assigned_ether_addr(&sha) || sip == 0)
 		return drop(net, m, HC_NET_DROP_MALFORMED);
+	if (sip == net->ip) {
+		/* Someone else speaks with our address (hc_net_announce). */
+		if (net->stats.ip_conflicts++ == 0)
+			HC_LOG(ERR, NET, "another station (MAC " RTE_ETHER_ADDR_PRT_FMT
+			       ") uses our IP %u.%u.%u.%u: a second process "
+			       "with this rank id, or a duplicate address",
+			       RTE_ETHER_ADDR_BYTES(&sha), sip >> 24,
+			       (sip >> 16) & 0xff, (sip >> 8) & 0xff, sip & 0xff);
+		rte_pktmbuf_free(m);
+		return;
+	}
 	/* RFC 826: update a known sender; add it when the packet is for us. */
 	hc_arp_update(&net->arp, sip, &sha, hc_clock_now(net->clk),
 		      tip == net->ip);

@@ -62,6 +62,8 @@ struct hc_net_stats {
 	uint64_t icmp_echo_replies; /**< echo replies sent */
 	uint64_t tx_unresolved;     /**< datagrams dropped: no MAC yet */
 	uint64_t rx_port[HC_NET_PORTS_MAX]; /**< frames received per port */
+	uint64_t ip_conflicts;      /**< ARP packets from another station
+	                             *   with our IP as sender address */
 };
 
 /** IPv4 TOS byte: DSCP in the upper 6 bits, ECN in the lower 2
@@ -302,6 +304,18 @@ hc_net_udp_payload_max(const struct hc_net *net)
 /** Send an ARP request for the next hop of ip's route, out of the
  *  route's port, now (init-time resolution). */
 void hc_net_arp_request(struct hc_net *net, uint32_t ip);
+
+/**
+ * Announce our address on every port: a gratuitous ARP request (sender
+ * and target address ours; RFC 5227 section 2.3's ARP Announcement).
+ * Another station holding our IP (a second process with our rank id:
+ * C36) answers it, or announces itself; either reaches arp_input with
+ * our IP as the sender address, which counts in stats.ip_conflicts and
+ * is logged once with the other station's MAC. A station never sees its
+ * own frames on these ports (a bridge does not send a frame back out of
+ * the port it came in on; memif is point to point).
+ */
+void hc_net_announce(struct hc_net *net);
 
 /**
  * Check an IPv4 header of a frame of len bytes from the IP header on.

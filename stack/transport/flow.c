@@ -49,7 +49,7 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		t->conf.cc.init_cwnd = conf->window_pkts;
 	/* A multiple of 8 so that every packet starts on an element of any
 	 * dtype (at most 8 bytes) when the message does. */
-	t->mss = (payload - HCT_HDR_LEN) & ~7u;
+	t->mss = (payload - HCT_HDR_LEN - hct_tag_len(t)) & ~7u;
 	size = rte_align32pow2(conf->window_pkts);
 	t->mask = size - 1;
 	for (i = 0; i < HCT_CLASS__MAX; i++)
@@ -63,6 +63,9 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		hct_free(t);
 		return -HC_ERR_NOMEM;
 	}
+	t->meeting = 1;
+	if (t->conf.auth && hct_auth_init() != 0)
+		return -HC_ERR_INTERNAL;
 	for (i = 0; i < conf->world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 
@@ -95,6 +98,7 @@ hct_free(struct hct *t)
 {
 	uint32_t i, j;
 
+	hct_auth_wipe(t);
 	free(t->heap);
 	free(t->due);
 	t->heap = t->due = NULL;
@@ -114,6 +118,12 @@ hct_free(struct hct *t)
 	}
 	free(t->flows);
 	t->flows = NULL;
+}
+
+void
+hct_meeting_done(struct hct *t)
+{
+	t->meeting = 0;
 }
 
 uint32_t
@@ -231,9 +241,13 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 		p->length = t->net->port->mtu; /* checked by hct_membership */
 		p->ack_psn = 0;
 		p->ts_echo_ns = 0;
+		p->offset = t->conf.world_size; /* hct_hdr.h: HELLO offset */
+		p->sack[0] = t->conf.start_ns;  /* and start in sack[0] */
+		if (t->conf.auth)
+			p->flags |= HCT_F_AUTH;
 		return;
 	}
-	p->flags = HCT_F_ACK_VALID;
+	p->flags = HCT_F_ACK_VALID | (t->conf.auth ? HCT_F_AUTH : 0);
 	if (f->rnr) {
 		p->flags |= HCT_F_RNR;
 		f->rnr = 0;
@@ -322,11 +336,10 @@ send_hdr_only(struct hct *t, struct hct_flow *f, uint8_t type,
 		return -HC_ERR_NOMEM;
 	hct_fill_common(t, f, &p, type, now);
 	p.flags |= flags;
-	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN);
+	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN + hct_tag_len(t));
 	hct_tmpl_patch(h, hct_flow_tmpl(t, f), &p);
 	hct_crc_seal(h, HCT_HDR_LEN);
-	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(HCT_CLASS_CONTROL),
-				m, now);
+	return hct_xmit(t, f, hct_tos(HCT_CLASS_CONTROL), m, now);
 }
 
 int
@@ -382,6 +395,56 @@ int
 hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 {
 	if (p->type == HCT_TYPE_HELLO || p->type == HCT_TYPE_HELLO_ACK) {
+		uint64_t start = p->sack[0];
+
+		/* Replays of an earlier run (deliverable 4 of issue 10): an
+		 * incarnation that started long before ours, or before the
+		 * one of that rank we know, is not a restart. */
+		if ((start != 0 && t->conf.start_ns != 0 &&
+		     start + t->conf.stale_window_ns < t->conf.start_ns) ||
+		    (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
+		     start != 0 && start < f->peer_start_ns)) {
+			t->stats.stale_rx++;
+			return 0;
+		}
+		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
+		    t->meeting && start != 0 && f->peer_start_ns != 0 &&
+		    RTE_MAX(start, f->peer_start_ns) -
+		    RTE_MIN(start, f->peer_start_ns) <
+		    t->conf.stale_window_ns / 2) {
+			/* Two nonces of one rank before every peer is met,
+			 * of incarnations that started within half the stale
+			 * window (init timeout + 1 s) of each other: two
+			 * processes run with that rank id (C36). A later
+			 * start is a restart (C18: a rank whose hc_init timed
+			 * out tries again), and so is a nonce whose start we
+			 * do not know (learnt from a DATA or ACK, or a
+			 * simulated rank without a wall clock). */
+			if (!t->dup_seen)
+				HC_LOG(ERR, TRANSPORT, "rank %u: rank %u says "
+				       "HELLO with nonce %08x and with %08x: two "
+				       "processes run as rank %u (duplicate rank "
+				       "id)", t->conf.rank, f->peer,
+				       f->peer_nonce, p->src_nonce, f->peer);
+			t->dup_seen = 1;
+			t->dup_rank = f->peer;
+			t->stats.stale_rx++;
+			return 0;
+		}
+		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
+		    t->meeting && f->snd_nxt == t->conf.initial_psn &&
+		    f->rcv_nxt == t->conf.initial_psn) {
+			/* Restarted while we still meet the peers (C18: its
+			 * hc_init timed out before ours and it tries again),
+			 * and nothing but HELLOs exchanged: meet the new
+			 * incarnation instead of the old. */
+			if (f->state == HCT_FLOW_ESTABLISHED)
+				t->n_init++;
+			f->state = HCT_FLOW_INIT;
+			f->hello_acked = 0;
+			f->peer_nonce = 0;
+			f->next_hello_ns = 0;
+		}
 		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce) {
 			/* A new incarnation of that rank: what we had with
 			 * the old one cannot continue. */
@@ -405,6 +468,7 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 			return 0;
 		}
 		f->peer_nonce = p->src_nonce;
+		f->peer_start_ns = start;
 		f->peer_always_on = (p->flags & HCT_F_ALWAYS_ON) != 0;
 		t->live_next_ns = 0; /* its peer timeout may apply now */
 		/* Its first grant, until its ACKs say more. */
@@ -419,8 +483,11 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		/* Anything else must name both incarnations; a peer that
 		 * sends it has seen our HELLO, which acknowledges it. */
 		if (p->dst_nonce != t->conf.nonce ||
-		    (f->peer_nonce != 0 && p->src_nonce != f->peer_nonce))
+		    (f->peer_nonce != 0 && p->src_nonce != f->peer_nonce)) {
+			t->stats.stale_rx++; /* another run's, or a peer's
+					      * old incarnation's */
 			return 0;
+		}
 		f->peer_nonce = p->src_nonce;
 		f->hello_acked = 1;
 	}
@@ -429,6 +496,8 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		f->last_rx_ns = hc_clock_now(t->clk);
 		if (t->n_init > 0)
 			t->n_init--;
+		if (t->n_init == 0)
+			t->meeting = 0; /* every peer met once */
 		t->live_next_ns = 0;
 	}
 	return f->state != HCT_FLOW_LOST;

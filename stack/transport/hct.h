@@ -148,6 +148,16 @@ struct hct_conf {
 	uint32_t ack_every;       /**< DATA packets per ACK at most */
 	uint64_t hello_interval_ns;
 	uint32_t nonce;           /**< this incarnation, non-zero */
+	uint64_t start_ns;        /**< wall-clock start of this incarnation
+	                           *   (CLOCK_REALTIME ns), sent in HELLOs;
+	                           *   0: none (simulation) */
+	int auth;                 /**< authenticated mode: every packet
+	                           *   tagged with auth_key (hct_hdr.h) */
+	uint8_t auth_key[32];     /**< the job's key (never logged); wiped
+	                           *   by hct_free() */
+	uint64_t stale_window_ns; /**< a HELLO whose start_ns is more than
+	                           *   this before ours is of an earlier run
+	                           *   (replayed): dropped as stale */
 	uint64_t keepalive_ns;    /**< probe a silent peer after this; 0: never */
 	uint64_t peer_timeout_ns; /**< a peer silent this long is lost, if it
 	                           *   advertised always-on progress; 0: off */
@@ -245,6 +255,8 @@ struct hct_flow {
 	uint32_t peer;
 	uint32_t peer_ip;
 	uint32_t peer_nonce;     /**< 0 until learnt */
+	uint64_t peer_start_ns;  /**< start_ns of that incarnation (its
+	                          *   HELLO's), 0: unknown */
 	int peer_always_on;      /**< its HELLO said it always progresses */
 	uint64_t last_rx_ns;     /**< last valid packet from the peer */
 	uint64_t last_probe_ns;  /**< last keepalive probe we sent */
@@ -302,7 +314,20 @@ struct hct_flow {
 TAILQ_HEAD(hct_flow_list, hct_flow);
 
 struct hct_stats {
-	uint64_t stray_rx;    /**< wrong job, nonce, rank, window; malformed */
+	uint64_t stray_rx;    /**< wrong job, nonce, rank, window; malformed
+	                       *   (the sum of every cause; those below are
+	                       *   some of them, counted apart) */
+	uint64_t other_job_rx; /**< a well-formed HCT header of another
+	                        *   [job] id */
+	uint64_t stale_rx;    /**< this job and rank, but a nonce of no
+	                       *   incarnation we know (an earlier run of the
+	                       *   job, or a restarted peer's old packets) */
+	uint64_t malformed_rx; /**< on our UDP port, but no HCT header: short,
+	                        *   other version or type, length wrong */
+	uint64_t bad_tag_rx;  /**< authenticated mode: no tag, or a wrong one */
+	uint64_t misaddr_rx;  /**< this job, but for another rank, from a
+	                       *   rank outside the world, or from an IP
+	                       *   that is not the source rank's */
 	uint64_t rejected_rx; /**< DATA refused by the upper layer */
 	uint64_t crc_rx;      /**< packets whose CRC32C is wrong: corrupted
 	                       *   in a way the UDP checksum missed */
@@ -364,6 +389,18 @@ struct hct {
 	 *  reason): hc_init fails with HC_ERR_CONFIG naming both MTUs. */
 	uint32_t mtu_bad_rank1;
 	uint32_t mtu_bad_peer_mtu;
+	/* Set-up checks (C36), read by the engine while it meets the peers;
+	 * each is logged once when first seen. */
+	int meeting;          /**< 1 until every flow was established once
+	                       *   (or hct_meeting_done()): a second nonce
+	                       *   of a peer then means two processes claim
+	                       *   its rank, not a restart */
+	uint32_t ws_peer;     /**< a rank whose HELLO said another world
+	                       *   size (ws_theirs != 0) */
+	uint32_t ws_theirs;   /**< that world size; 0: none seen */
+	uint32_t dup_rank;    /**< a rank seen with two nonces while meeting
+	                       *   (dup_seen != 0) */
+	int dup_seen;
 };
 
 /** DATA mbufs the transport holds unused (its allocation bulk), for
@@ -408,6 +445,10 @@ uint64_t hct_next_timer(const struct hct *t);
 
 /** Peers with which the HELLO exchange is complete. */
 uint32_t hct_established(const struct hct *t);
+
+/** Every peer met: from now on a new nonce of a peer is its restart
+ *  (the flow is lost), no longer a duplicate rank id. */
+void hct_meeting_done(struct hct *t);
 
 /** 1 when nothing is queued or unacknowledged on any flow. */
 int hct_drained(const struct hct *t);

@@ -17,6 +17,14 @@
  *  80 step(2) credit(2)  84 length(4)          88 offset(8)
  *  96 crc(4) rsvd(4)
  * A DATA packet's payload (length bytes) follows the header.
+ * HELLO and HELLO_ACK carry the sender's world size in offset (0: not
+ * said); a receiver of the same job with another world size drops it and
+ * fails its set-up naming both sizes (C36: the ranks disagree). They
+ * also carry in sack[0] the wall-clock start of the sender's incarnation
+ * (CLOCK_REALTIME ns, 0: not said): a HELLO with a new nonce is a restart
+ * only when that start is later than the known incarnation's, and a
+ * HELLO that started long before the receiver (hct_conf stale_window_ns)
+ * is a replay of an earlier run; both are dropped as stale.
  */
 #ifndef HC_TRANSPORT_HCT_HDR_H
 #define HC_TRANSPORT_HCT_HDR_H
@@ -54,6 +62,23 @@ enum hct_type {
 #define HCT_F_ECE       0x40 /**< ACK: ecn_ce counts CE-marked DATA
                               *   (RFC 3168's ECN-Echo, with a count as
                               *   in DCTCP's accurate feedback) */
+#define HCT_F_AUTH      0x80 /**< any type: HCT_TAG_LEN bytes of keyed tag
+                              *   follow the packet (authenticated mode) */
+
+/**
+ * Authenticated mode ([job] key_file): every packet has HCT_F_AUTH set
+ * and a trailer of HCT_TAG_LEN bytes after the header and payload (so a
+ * DATA packet is HCT_HDR_LEN + length + HCT_TAG_LEN bytes of UDP payload;
+ * length itself does not count the tag). The tag is keyed BLAKE2b-128
+ * (libsodium crypto_generichash, stack/transport/auth.c) of every byte
+ * before it: the header (job id, ranks, nonces, PSN, CRC included) and the
+ * payload. The CRC32C covers header and payload as without the mode, the
+ * tag not. A receiver in the mode drops (hc_stats hct_bad_tag_rx) any
+ * packet without the flag, shorter than header + tag, or whose tag is
+ * wrong, before any other check; a receiver not in the mode sees a length
+ * that disagrees with the header (malformed).
+ */
+#define HCT_TAG_LEN 16
 
 /** Priority classes, highest first (DESIGN.md, "Priority classes"). The
  *  class travels in the header's prio byte and, for switches, in the IPv4
@@ -118,6 +143,9 @@ _Static_assert(offsetof(struct hct_wire_hdr, ts_ns) == 48, "ts at 48");
 _Static_assert(offsetof(struct hct_wire_hdr, comm_id) == 68, "comm at 68");
 _Static_assert(offsetof(struct hct_wire_hdr, offset) == 88, "offset at 88");
 _Static_assert(offsetof(struct hct_wire_hdr, crc) == 96, "crc at 96");
+_Static_assert(offsetof(struct hct_wire_hdr, flags) == 2, "flags at 2");
+_Static_assert(HCT_TAG_LEN == 16 && HCT_TAG_LEN % 8 == 0,
+	       "a 16-byte tag keeps the MSS a multiple of 8");
 
 /** Host-order view of a header. */
 struct hct_pkt {

@@ -56,6 +56,26 @@ void hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 int hct_send_ctrl(struct hct *t, struct hct_flow *f, uint8_t type,
 		  uint64_t now);
 int hct_send_probe(struct hct *t, struct hct_flow *f, uint64_t now);
+/* auth.c: the authenticated mode (hct_hdr.h). hct_xmit is the one place
+ * every HCT packet goes through to stack/net (the flow's header
+ * template): m holds the HCT packet only, its last HCT_TAG_LEN bytes room
+ * for the tag, written here when t->conf.auth (one segment then: a
+ * retransmission is a copy, not a clone, in this mode). hct_auth_ok: pkt's tag (its last HCT_TAG_LEN of len bytes)
+ * is right and HCT_F_AUTH set. */
+int hct_auth_init(void);
+void hct_auth_tag(const struct hct *t, const uint8_t *pkt, uint32_t len,
+		  uint8_t tag[HCT_TAG_LEN]);
+int hct_auth_ok(const struct hct *t, const uint8_t *pkt, uint32_t len);
+void hct_auth_wipe(struct hct *t);
+int hct_xmit(struct hct *t, struct hct_flow *f, uint8_t tos,
+	      struct rte_mbuf *m, uint64_t now);
+/* Bytes of tag per packet: HCT_TAG_LEN in the authenticated mode, else 0. */
+static inline uint32_t
+hct_tag_len(const struct hct *t)
+{
+	return t->conf.auth ? HCT_TAG_LEN : 0;
+}
+
 int hct_membership(struct hct *t, struct hct_flow *f,
 		   const struct hct_pkt *p);
 uint32_t hct_hello_tick(struct hct *t, uint64_t now);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Receive path: demultiplex, DATA acceptance, ACK/SACK processing. */
+#include <inttypes.h>
+
 #include <rte_common.h>
 
 #include "hypercomm.h"
@@ -218,6 +220,25 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	hct_ack_pending(t, f);
 }
 
+/* A HELLO of our job whose world size (its offset field, hct_hdr.h) is
+ * not ours: the ranks' cluster files disagree (C36). Logged once. */
+static void
+world_size_differs(struct hct *t, const struct hct_pkt *p)
+{
+	if (t->ws_theirs == 0)
+		HC_LOG(ERR, TRANSPORT, "rank %u: rank %u runs with world_size %"
+		       PRIu64 ", this rank with %u: the ranks disagree on the "
+		       "world size", t->conf.rank, p->src_rank, p->offset,
+		       t->conf.world_size);
+	t->ws_peer = p->src_rank;
+	t->ws_theirs = (uint32_t)RTE_MIN(p->offset, (uint64_t)UINT32_MAX);
+	/* Tell it ours, so that it fails naming the sizes too, even when
+	 * our HELLOs went out before it listened. */
+	if (p->type == HCT_TYPE_HELLO && p->src_rank < t->conf.world_size &&
+	    p->src_rank != t->conf.rank)
+		hct_send_ctrl(t, &t->flows[p->src_rank], HCT_TYPE_HELLO);
+}
+
 void
 hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	  const uint8_t *payload, uint16_t len)
@@ -227,19 +248,42 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	struct hct_pkt p;
 	uint64_t now;
 
+	/* Authenticated mode: the tag first, before anything reads the
+	 * packet; from here on len excludes it. */
+	if (t->conf.auth) {
+		if (!hct_auth_ok(t, payload, len)) {
+			t->stats.bad_tag_rx++;
+			t->stats.stray_rx++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		len -= HCT_TAG_LEN;
+	}
 	if (len >= HCT_HDR_LEN && !hct_crc_ok(payload, len)) {
 		t->stats.crc_rx++; /* corrupted past the UDP checksum */
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (hct_hdr_decode(payload, len, &p) != 0 ||
-	    p.job_id != t->conf.job_id || p.dst_rank != t->conf.rank ||
-	    (f = hct_flow(t, p.src_rank)) == NULL || f->peer_ip != src_ip ||
-	    !hct_membership(t, f, &p)) {
-		t->stats.stray_rx++;
-		rte_pktmbuf_free(m);
-		return;
+	if (hct_hdr_decode(payload, len, &p) != 0) {
+		t->stats.malformed_rx++;
+		goto stray;
 	}
+	if (p.job_id != t->conf.job_id) {
+		t->stats.other_job_rx++;
+		goto stray;
+	}
+	if ((p.type == HCT_TYPE_HELLO || p.type == HCT_TYPE_HELLO_ACK) &&
+	    p.offset != 0 && p.offset != t->conf.world_size) {
+		world_size_differs(t, &p);
+		goto stray;
+	}
+	if (p.dst_rank != t->conf.rank ||
+	    (f = hct_flow(t, p.src_rank)) == NULL || f->peer_ip != src_ip) {
+		t->stats.misaddr_rx++;
+		goto stray;
+	}
+	if (!hct_membership(t, f, &p))
+		goto stray;
 	now = hc_clock_now(t->clk);
 	f->last_rx_ns = now;
 	if (p.flags & HCT_F_PROBE) {
@@ -257,5 +301,9 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	default:
 		break;
 	}
+	rte_pktmbuf_free(m);
+	return;
+stray:
+	t->stats.stray_rx++;
 	rte_pktmbuf_free(m);
 }

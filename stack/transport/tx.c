@@ -54,7 +54,7 @@ retx_copy(struct hct *t, struct hct_slot *s, uint64_t now)
 	h = rte_pktmbuf_mtod(c, uint8_t *);
 	stamp(h, now);
 	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
-	hct_crc_seal(h, plen);
+	hct_crc_seal(h, plen - hct_tag_len(t)); /* hct_xmit writes the tag */
 	return c;
 }
 
@@ -109,19 +109,22 @@ hct_retransmit(struct hct *t, struct hct_flow *f, uint32_t psn, uint64_t now)
 		return -HC_ERR_INVAL;
 	/* The saved mbuf carries the Ethernet/IP/UDP headers of its first
 	 * transmission: only the HCT packet is sent again, stack/net adds
-	 * fresh ones. By clone where every port takes chains. */
-	c = t->net->tx_chains ? retx_clone(t, s, now) : retx_copy(t, s, now);
+	 * fresh ones. By clone where every port takes chains, except in the
+	 * authenticated mode: the tag trails the payload, in the segment the
+	 * clone shares with the saved packet, and must be written anew. */
+	c = t->net->tx_chains && !t->conf.auth ? retx_clone(t, s, now)
+					       : retx_copy(t, s, now);
 	if (c == NULL)
 		return -HC_ERR_NOMEM;
 	prio = rte_pktmbuf_mtod(c, uint8_t *)[offsetof(struct hct_wire_hdr,
 							  prio)];
 	s->sent_ns = now;
 	s->xmits++;
-	f->stats.retx_by_clone += t->net->tx_chains != 0;
+	f->stats.retx_by_clone += t->net->tx_chains && !t->conf.auth;
 	/* The newest transmission now: to the tail of the time order. */
 	TAILQ_REMOVE(&f->tsent, s, tlink);
 	TAILQ_INSERT_TAIL(&f->tsent, s, tlink);
-	return hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(prio), c, now);
+	return hct_xmit(t, f, hct_tos(prio), c, now);
 }
 
 /* The next DATA mbuf: from t's bulk, refilled HCT_TX_BULK at a time,
@@ -153,7 +156,8 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 
 	if (m == NULL)
 		return -HC_ERR_NOMEM;
-	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN + len);
+	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN + len +
+					  hct_tag_len(t));
 	if (h == NULL) {
 		rte_pktmbuf_free(m);
 		return -HC_ERR_NOMEM;
@@ -173,7 +177,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	hct_crc_copy_seal(h, msg->src + msg->done, len);
 	/* Remember the HCT packet's length: stack/net prepends its headers
 	 * in this same mbuf, which we keep for retransmission. */
-	s->len = HCT_HDR_LEN + len;
+	s->len = HCT_HDR_LEN + len + hct_tag_len(t);
 	s->m = m;
 	s->sent_ns = now;
 	s->xmits = 1;
@@ -193,7 +197,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	f->cc.tail_last = (p.flags & HCT_F_LAST) != 0;
 	hct_tlp_arm(t, f, now);
 	hct_timer_update(t, f);
-	hc_net_tmpl_send(t->net, &f->ntmpl, hct_tos(cls), m, now);
+	hct_xmit(t, f, hct_tos(cls), m, now);
 	if (msg->done == msg->len) {
 		TAILQ_REMOVE(&f->msgs[cls], msg, link);
 		t->up.msg_sent(t->up_ctx, msg);

@@ -119,6 +119,11 @@ void suite_c23(void);
 void suite_c24(void);
 void suite_c25(void);
 void suite_c31(int longer);
+/** C38 and stale runs: all-reduces for HC_CHECK_SECONDS (default 5) while
+ *  hc-launch's sidecar injects or replays frames; all exact; each rank
+ *  prints its counters ("strays: ...") for the driver to compare with
+ *  what was injected. */
+void suite_strays(void);
 
 /* ---- check_ports.c ------------------------------------------------ */
 

@@ -664,3 +664,52 @@ suite_c31(int longer)
 		      "all-reduce's start",
 		      rc == -HC_ERR_PEER_LOST && now_s() - t0 <= limit, why);
 }
+
+/* C38 / stale runs (issue 10): the rank's part is to stay exact and to
+ * count; what was injected is the sidecar's to say (tests/integration/
+ * strays.sh compares). */
+void
+suite_strays(void)
+{
+	uint64_t count = (256u << 10) / sizeof(float);
+	float *x = malloc(count * sizeof(float));
+	double t0 = now_s(), end = t0 + env_seconds("HC_CHECK_SECONDS", 5);
+	struct hc_stats s;
+	int n = 0, wrong = 0, rc = 0, have = x != NULL;
+	char why[160];
+
+	while (have && rc == 0) {
+		int32_t stop = now_s() >= end;
+
+		/* Every rank stops after the same all-reduce: the one whose
+		 * end any rank has reached (MAX of the flags). */
+		if ((n & 7) == 0) {
+			rc = hc_allreduce(comm, &stop, &stop, 1, HC_DTYPE_INT32,
+					  HC_OP_MAX);
+			if (rc != 0 || stop)
+				break;
+		}
+		hc_pattern_fill(x, HC_DTYPE_FLOAT32, HC_OP_SUM, count, rank);
+		rc = hc_allreduce(comm, x, x, count, HC_DTYPE_FLOAT32,
+				  HC_OP_SUM);
+		if (rc == 0 && hc_pattern_wrong(x, HC_DTYPE_FLOAT32, HC_OP_SUM,
+						count, nranks) != 0)
+			wrong++;
+		n += rc == 0;
+	}
+	free(x);
+	snprintf(why, sizeof(why), "%d all-reduces, %d wrong, last: %s", n,
+		 wrong, hc_strerror(rc));
+	verdict("strays: 256 KiB all-reduces among injected frames",
+		have && rc == 0 && wrong == 0 && n > 0, why);
+	hc_stats_get(ctx, &s);
+	printf("strays: rank %d allreduces %d secs %.3f other_job %" PRIu64
+	       " stale %" PRIu64 " malformed %" PRIu64 " misaddr %" PRIu64
+	       " crc %" PRIu64 " stray %" PRIu64 " net_drops %" PRIu64
+	       " port_rx %" PRIu64 " bad_tag %" PRIu64 " auth %" PRIu64 "\n",
+	       rank, n, now_s() - t0,
+	       s.hct_other_job_rx, s.hct_stale_rx, s.hct_malformed_rx,
+	       s.hct_misaddr_rx, s.hct_crc_rx, s.hct_stray_rx,
+	       s.net_rx_drops, s.port_rx_pkts, s.hct_bad_tag_rx, s.hct_auth);
+	fflush(stdout);
+}

@@ -60,6 +60,10 @@
  *           flaps a tap (HC_LAUNCH_FLAP) shorter than the peer timeout:
  *           every one exact, one of them lasting the flap's down time
  *           (HC_CHECK_FLAP_DOWN seconds) or more
+ *   strays  all-reduces (256 KiB float sum) for HC_CHECK_SECONDS
+ *           (default 5), each exact, while hc-launch's sidecar injects
+ *           garbage, another job's or an earlier run's frames; then
+ *           every rank prints its drop counters ("strays: ...")
  *   c31long the same with a flap longer than the peer timeout: the
  *           all-reduce in flight gives HC_ERR_PEER_LOST on every rank
  *   async   64 all-reduces in flight, hc_wait_all
@@ -288,6 +292,7 @@ static const struct suite suites[] = {
 	SUITE_P("c25", suite_c25, 'a', "C25: drop_last_once"),
 	SUITE_KP("c31", suite_c31, 0, 'a', "C31: a flap shorter than the timeout"),
 	SUITE_KP("c31long", suite_c31, 1, 'l', "C31: a flap longer than the timeout"),
+	SUITE("strays", suite_strays, "C38: all-reduces among injected frames"),
 	SUITE("c18", suite_c18, "C18: the last rank starts late"),
 	SUITE_P("c21", suite_c21, 'a', "C21: the last rank killed and restarted"),
 	SUITE_P("c19", suite_c19, 'l', "C19: a transport fault reaches the wait"),

@@ -7,12 +7,15 @@
  * checks the reason and the line it reports.
  */
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
+#include <sodium.h>
+#include <sys/stat.h>
 #include <rte_ether.h>
 #include <rte_log.h>
 
@@ -21,6 +24,7 @@
 #include "cc.h"
 #include "cfgkey.h"
 #include "config.h"
+#include "engine.h"
 #include "suites.h"
 #include "tune.h"
 
@@ -117,6 +121,22 @@ expect_error(const char *ini, const char *needle)
 			"log:\n%s\n", needle, rc, log);
 	if (rc == 0)
 		hc_config_free(&cfg);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static int
@@ -309,6 +329,134 @@ test_duplicate_mac(void)
 	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
 		     "mac = 02:00:00:00:00:01\nport = net_tap1\n",
 		     ":10: [rank.1] mac: also rank 0's MAC");
+}
+
+/* C37: a MAC that is not six hex bytes, or all zero, is refused with the
+ * line number, like multicast and broadcast. */
+static void
+test_malformed_mac(void)
+{
+	static const char *const bad[] = { "02:00:00:00:00", "02:00:00:00:00:0g",
+		"02:00:00:00:00:01:02", "02-00-00-00-00-02", "2:0:0:0:0:2", "02:00:00:00:00:02 x" };
+	char ini[512], want[128];
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(ini, sizeof(ini), JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
+			 "mac = %s\nport = net_tap1\n", bad[i]);
+		snprintf(want, sizeof(want), ":10: [rank.1] mac: '%s' is not a "
+			 "MAC address xx:xx:xx:xx:xx:xx", bad[i]);
+		expect_error(ini, want);
+	}
+	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\n"
+		     "mac = 00:00:00:00:00:00\nport = net_tap1\n",
+		     ":10: [rank.1] mac: '00:00:00:00:00:00' is zero, "
+		     "broadcast or multicast");
+	/* the duplicate check compares bytes, not spellings */
+	expect_error("[job]\nid = 7\nworld_size = 2\n[rank.0]\nip = 198.18.0.1\n"
+		     "mac = 02:00:00:00:00:ab\nport = net_tap0\n"
+		     "[rank.1]\nip = 198.18.0.2\nmac = 02:00:00:00:00:AB\n"
+		     "port = net_tap1\n",
+		     ":10: [rank.1] mac: also rank 0's MAC");
+	/* an empty value: rte_cfgfile refuses the file, naming the line */
+	expect_error(JOB2 RANK0 "[rank.1]\nip = 198.18.0.2\nmac =\n"
+		     "port = net_tap1\n", "line 10 - cannot use empty values");
+}
+
+/* C37: the generated addresses (hc_addr_of_rank, hc-launch, the
+ * simulation's defaults) of every rank are locally administered unicast
+ * (first byte: bit 1 set, bit 0 clear; IEEE 802-2014 8.2.2) and no two
+ * ranks share a MAC or an IP. */
+static void
+test_generated_macs(void)
+{
+	struct rte_ether_addr mac;
+	uint64_t *seen = calloc(HC_ADDR_RANKS, sizeof(*seen));
+	uint32_t r, ip, bad_la = 0, dups = 0, *ips;
+
+	ips = calloc(HC_ADDR_RANKS, sizeof(*ips));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(seen);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ips);
+	for (r = 0; r < HC_ADDR_RANKS; r++) {
+		CU_ASSERT_EQUAL_FATAL(hc_addr_of_rank(r, &ip, &mac), 0);
+		if ((mac.addr_bytes[0] & 0x03) != 0x02 ||
+		    !rte_is_valid_assigned_ether_addr(&mac))
+			bad_la++;
+		memcpy(&seen[r], mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+		ips[r] = ip;
+	}
+	qsort(seen, HC_ADDR_RANKS, sizeof(*seen), cmp_u64);
+	qsort(ips, HC_ADDR_RANKS, sizeof(*ips), cmp_u32);
+	for (r = 1; r < HC_ADDR_RANKS; r++)
+		dups += (seen[r] == seen[r - 1]) + (ips[r] == ips[r - 1]);
+	CU_ASSERT_EQUAL(bad_la, 0);
+	CU_ASSERT_EQUAL(dups, 0);
+	free(seen);
+	free(ips);
+}
+
+/* C36/C37: a rank's section given twice (rte_cfgfile would keep the
+ * first and ignore the second) is a duplicate rank id, with both lines. */
+static void
+test_duplicate_section(void)
+{
+	expect_error(JOB2 RANK0 RANK1
+		     "[rank.1]\nip = 198.18.0.3\nport = net_tap2\n",
+		     ":11: [rank.1]: section given twice (first at line 8): "
+		     "duplicate rank id");
+	expect_error(JOB2 RANK0 RANK1 "[net]\nmtu = 1500\n[net]\nmtu = 9000\n",
+		     ":13: [net]: section given twice (first at line 11)");
+}
+
+/* [job] key_file (authenticated mode): a missing file, one that group or
+ * others may read, or one under 32 bytes is a config error naming the
+ * file and never its content; a good one gives BLAKE2b-256 of its bytes. */
+static void
+test_key_file(void)
+{
+	static const char secret[] = "0123456789abcdefghijklmnopqrstuvwxyzSECRET";
+	struct hc_config cfg;
+	uint8_t key[32], want[32];
+	char log[LOG_MAX];
+	int fd, rc;
+
+	memset(&cfg, 0, sizeof(cfg));
+	strcpy(cfg.path, "unit.ini");
+	snprintf(cfg.key_file, sizeof(cfg.key_file), "/tmp/hcunit-key-%d",
+		 (int)getpid());
+	unlink(cfg.key_file);
+	capture_begin();
+	rc = hc_key_load(&cfg, key);
+	capture_end(log, sizeof(log));
+	CU_ASSERT_EQUAL(rc, -HC_ERR_CONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "No such file"));
+
+	fd = open(cfg.key_file, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, secret, strlen(secret)), (ssize_t)strlen(secret));
+	close(fd);
+	chmod(cfg.key_file, 0644);
+	capture_begin();
+	rc = hc_key_load(&cfg, key);
+	capture_end(log, sizeof(log));
+	CU_ASSERT_EQUAL(rc, -HC_ERR_CONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "mode 0644 lets group or others"));
+	CU_ASSERT_PTR_NULL(strstr(log, "SECRET"));
+
+	chmod(cfg.key_file, 0600);
+	CU_ASSERT_EQUAL(rc = hc_key_load(&cfg, key), 0);
+	CU_ASSERT_EQUAL_FATAL(sodium_init() >= 0, 1);
+	crypto_generichash(want, sizeof(want), (const uint8_t *)secret,
+			   strlen(secret), NULL, 0);
+	CU_ASSERT_EQUAL(memcmp(key, want, sizeof(key)), 0);
+
+	CU_ASSERT_EQUAL(truncate(cfg.key_file, 31), 0);
+	capture_begin();
+	rc = hc_key_load(&cfg, key);
+	capture_end(log, sizeof(log));
+	CU_ASSERT_EQUAL(rc, -HC_ERR_CONFIG);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "31 bytes; the key must have 32"));
+	unlink(cfg.key_file);
 }
 
 static void
@@ -772,6 +920,11 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: multicast MAC", test_multicast_mac },
 	{ "error: broadcast MAC", test_broadcast_mac },
 	{ "error: duplicate MACs", test_duplicate_mac },
+	{ "error: malformed and zero MACs (C37)", test_malformed_mac },
+	{ "error: a section twice, [rank.1] twice", test_duplicate_section },
+	{ "[job] key_file: missing, mode 0644, short; key = BLAKE2b", test_key_file },
+	{ "generated MACs: locally administered, unique (C37)",
+	  test_generated_macs },
 	{ "error: unknown key in [transport]", test_unknown_key },
 	{ "error: unknown section", test_unknown_section },
 	{ "error: window_pkts not a number in range", test_non_numeric },
