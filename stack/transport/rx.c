@@ -236,7 +236,8 @@ world_size_differs(struct hct *t, const struct hct_pkt *p)
 	 * our HELLOs went out before it listened. */
 	if (p->type == HCT_TYPE_HELLO && p->src_rank < t->conf.world_size &&
 	    p->src_rank != t->conf.rank)
-		hct_send_ctrl(t, &t->flows[p->src_rank], HCT_TYPE_HELLO);
+		hct_send_ctrl(t, &t->flows[p->src_rank], HCT_TYPE_HELLO,
+			      hc_clock_now(t->clk));
 }
 
 void
