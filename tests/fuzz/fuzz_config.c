@@ -38,7 +38,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	snprintf(path, sizeof(path), "/tmp/hc-fuzz-config.XXXXXX");
+	snprintf(path, sizeof(path), "%s/hc-fuzz-config.XXXXXX",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 	fd = mkstemp(path);
 	if (fd < 0) {
 		perror("mkstemp");
@@ -46,8 +47,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	close(fd);
 	atexit(rm_path);
-	/* The loader logs every problem at ERR: not wanted per input. */
-	rte_log_set_level_pattern("hc.*", RTE_LOG_EMERG);
+	/* The loader and rte_cfgfile log every problem at ERR: not wanted
+	 * per input (writing them was most of the time of a run). */
+	rte_log_set_global_level(RTE_LOG_EMERG);
+	rte_log_set_level_pattern("*", RTE_LOG_EMERG);
 	/* The environment overrides are the loader's too: none here. */
 	unsetenv("HC_FAULT");
 	unsetenv("HC_FAULT_SEED");
