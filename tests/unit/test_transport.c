@@ -967,7 +967,8 @@ hct_image(uint8_t *buf, const struct hct_pkt *p, uint32_t hdr_len,
 
 	hct_hdr_encode(p, h);
 	memcpy(buf, h, hdr_len);
-	memcpy(buf + hdr_len, payload, len);
+	if (len != 0) /* payload may be NULL then (memcpy's is nonnull) */
+		memcpy(buf + hdr_len, payload, len);
 	if (hdr_len == HCT_HDR_LEN) /* a whole header: sealed as the stack
 				     * would (a short one is refused) */
 		hct_crc_seal(buf, hdr_len + len);
