@@ -4,6 +4,7 @@
 
 #include "hypercomm.h"
 #include "hct.h"
+#include "cpustat.h"
 #include "hct_internal.h"
 #include "log.h"
 
@@ -227,7 +228,11 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	struct hct_pkt p;
 	uint64_t now;
 
-	if (len >= HCT_HDR_LEN && !hct_crc_ok(payload, len)) {
+	uint64_t c0 = hc_cpustat_begin(); /* payload: the CRC32C pass */
+	int crc_ok = len >= HCT_HDR_LEN && hct_crc_ok(payload, len);
+
+	hc_cpustat_end(c0);
+	if (len >= HCT_HDR_LEN && !crc_ok) {
 		t->stats.crc_rx++; /* corrupted past the UDP checksum */
 		rte_pktmbuf_free(m);
 		return;

@@ -8,6 +8,7 @@
 
 #include "hypercomm.h"
 #include "hct.h"
+#include "cpustat.h"
 #include "hct_internal.h"
 #include "log.h"
 
@@ -98,7 +99,12 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	if (msg->done + len == msg->len)
 		p.flags |= HCT_F_LAST;
 	hct_hdr_encode(&p, h);
-	hct_crc_copy_seal(h, msg->src + msg->done, len);
+	{
+		uint64_t c0 = hc_cpustat_begin(); /* payload: copy + CRC */
+
+		hct_crc_copy_seal(h, msg->src + msg->done, len);
+		hc_cpustat_end(c0);
+	}
 	/* Remember the HCT packet's length: stack/net prepends its headers
 	 * in this same mbuf, which we keep for retransmission. */
 	s->len = HCT_HDR_LEN + len;
