@@ -599,22 +599,23 @@ print_cpu(struct hc_comm *comm, const struct hc_stats *a,
 	  const struct hc_stats *b)
 {
 	int n = hc_comm_size(comm), rc;
-	double v[10], ns;
+	double v[12], ns;
 
-	/* The probe's own reads inside the sections: one per section per
-	 * poll, one per payload pair (TX: each DATA packet's copy; RX: each
+	/* The probe's own reads inside the stack's part of the sections:
+	 * about two per section per poll (the section's and the PMD's
+	 * bounds), one per payload pair (TX: each DATA packet's copy; RX: each
 	 * packet's CRC check and each DATA packet's reduce or copy). */
 	v[0] = (double)(b->cpu_tx_cyc - a->cpu_tx_cyc) -
 	       (double)(b->cpu_tx_payload_cyc - a->cpu_tx_payload_cyc);
 	v[1] = (double)b->cpu_read_cyc *
-	       (double)((b->cpu_tx_polls - a->cpu_tx_polls) +
+	       (double)(2 * (b->cpu_tx_polls - a->cpu_tx_polls) +
 			(b->hct_data_tx - a->hct_data_tx));
 	v[2] = (double)(b->hct_data_tx - a->hct_data_tx) +
 	       (double)(b->hct_retransmits - a->hct_retransmits);
 	v[3] = (double)(b->cpu_rx_cyc - a->cpu_rx_cyc) -
 	       (double)(b->cpu_rx_payload_cyc - a->cpu_rx_payload_cyc);
 	v[4] = (double)b->cpu_read_cyc *
-	       (double)((b->cpu_rx_polls - a->cpu_rx_polls) +
+	       (double)(2 * (b->cpu_rx_polls - a->cpu_rx_polls) +
 			(b->port_rx_pkts - a->port_rx_pkts) +
 			(b->hct_data_rx - a->hct_data_rx));
 	v[5] = (double)(b->hct_data_rx - a->hct_data_rx);
@@ -623,7 +624,12 @@ print_cpu(struct hc_comm *comm, const struct hc_stats *a,
 	v[8] = (double)b->cpu_read_cyc;
 	v[9] = (double)(b->cpu_rx_skipped - a->cpu_rx_skipped) +
 	       (double)(b->cpu_tx_skipped - a->cpu_tx_skipped);
-	rc = hc_allreduce(comm, v, v, 10, HC_DTYPE_FLOAT64, HC_OP_SUM);
+	/* the PMD's bursts are the port's cost, apart as well */
+	v[10] = (double)(b->cpu_tx_port_cyc - a->cpu_tx_port_cyc);
+	v[11] = (double)(b->cpu_rx_port_cyc - a->cpu_rx_port_cyc);
+	v[0] -= v[10];
+	v[3] -= v[11];
+	rc = hc_allreduce(comm, v, v, 12, HC_DTYPE_FLOAT64, HC_OP_SUM);
 	if (rc != 0 || hc_comm_rank(comm) != 0)
 		return rc;
 	if (b->cpu_tsc_hz == 0) {
@@ -633,16 +639,18 @@ print_cpu(struct hc_comm *comm, const struct hc_stats *a,
 	}
 	ns = 1e9 / (double)b->cpu_tsc_hz;
 	printf("# cpu: TX %.0f ns/DATA packet, RX %.0f ns/DATA packet, "
-	       "payload excluded (TX copy+CRC32C %.0f, RX CRC32C+reduce/copy "
-	       "%.0f ns/packet apart); %.0f and %.0f DATA packets, %d ranks' "
-	       "sums; TSC reads around the engine poll's RX and TX sections "
+	       "payload and PMD excluded (apart, ns/DATA packet: TX copy+CRC32C "
+	       "%.0f, RX CRC32C+reduce/copy %.0f, PMD tx %.0f rx %.0f); "
+	       "%.0f and %.0f DATA packets, %d ranks' sums; TSC reads around the engine poll's RX and TX sections "
 	       "(those with work) and the payload work, the probe's own reads "
 	       "(%.0f ns each) subtracted, %.0f sections over 1 ms "
 	       "(descheduled) left out\n",
 	       v[2] > 0 ? (v[0] - v[1]) / v[2] * ns : 0,
 	       v[5] > 0 ? (v[3] - v[4]) / v[5] * ns : 0,
 	       v[2] > 0 ? v[6] / v[2] * ns : 0,
-	       v[5] > 0 ? v[7] / v[5] * ns : 0, v[2], v[5], n,
+	       v[5] > 0 ? v[7] / v[5] * ns : 0,
+	       v[2] > 0 ? v[10] / v[2] * ns : 0,
+	       v[5] > 0 ? v[11] / v[5] * ns : 0, v[2], v[5], n,
 	       v[8] / n * ns, v[9]);
 	return 0;
 }

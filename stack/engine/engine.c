@@ -33,7 +33,7 @@ engine_poll_timed(struct hc_ctx *ctx)
 {
 	struct rte_mbuf *pkts[HC_PORT_TXQ];
 	uint32_t k, np = ctx->nports, rx = 0, tx = 0;
-	uint64_t t0, t1, t2, p0, p1, p2;
+	uint64_t t0, t1, t2, p0, p1, p2, ta, tb, rxport = 0, txport = 0;
 	uint16_t n, i;
 
 	p0 = hc_cpustat_payload_cyc;
@@ -41,7 +41,11 @@ engine_poll_timed(struct hc_ctx *ctx)
 	for (k = 0; k < np; k++) {
 		struct hc_port *p = ctx->ports[k];
 
+		ta = rte_rdtsc();
 		n = hc_port_rx(p, pkts, p->burst);
+		tb = rte_rdtsc();
+		if (n != 0)
+			rxport += tb - ta;
 		for (i = 0; i < n; i++)
 			hc_net_input_port(&ctx->net, k, pkts[i]);
 		rx += n;
@@ -51,10 +55,12 @@ engine_poll_timed(struct hc_ctx *ctx)
 	tx += hct_flush_acks(&ctx->hct);
 	tx += hct_tick(&ctx->hct);
 	tx += hct_tx(&ctx->hct);
+	ta = rte_rdtsc();
 	for (k = 0; k < np; k++)
 		tx += hc_port_flush(ctx->ports[k]);
 	p2 = hc_cpustat_payload_cyc;
 	t2 = rte_rdtsc();
+	txport = t2 - ta;
 	/* A section longer than cpu.skip_cyc was descheduled (a burst of
 	 * HC_PORT_TXQ 9000-byte packets takes well under 1 ms): kept out,
 	 * counted. */
@@ -63,6 +69,7 @@ engine_poll_timed(struct hc_ctx *ctx)
 	} else if (rx != 0) {
 		ctx->cpu.rx_cyc += t1 - t0;
 		ctx->cpu.rx_payload_cyc += p1 - p0;
+		ctx->cpu.rx_port_cyc += rxport;
 		ctx->cpu.rx_polls++;
 	}
 	if (tx != 0 && t2 - t1 > ctx->cpu.skip_cyc) {
@@ -70,6 +77,7 @@ engine_poll_timed(struct hc_ctx *ctx)
 	} else if (tx != 0) {
 		ctx->cpu.tx_cyc += t2 - t1;
 		ctx->cpu.tx_payload_cyc += p2 - p1;
+		ctx->cpu.tx_port_cyc += txport;
 		ctx->cpu.tx_polls++;
 	}
 	return rx + tx;
@@ -848,6 +856,8 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 		s->cpu_tx_polls = ctx->cpu.tx_polls;
 		s->cpu_rx_skipped = ctx->cpu.rx_skipped;
 		s->cpu_tx_skipped = ctx->cpu.tx_skipped;
+		s->cpu_rx_port_cyc = ctx->cpu.rx_port_cyc;
+		s->cpu_tx_port_cyc = ctx->cpu.tx_port_cyc;
 	}
 	return 0;
 }

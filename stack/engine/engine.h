@@ -100,6 +100,7 @@ struct hc_ctx {
 		uint64_t read_cyc; /**< one TSC read, measured at hc_init */
 		uint64_t skip_cyc; /**< longer sections are not counted */
 		uint64_t rx_skipped, tx_skipped;
+		uint64_t rx_port_cyc, tx_port_cyc; /**< in the PMD */
 	} cpu;
 };
 

@@ -584,6 +584,13 @@ struct hc_stats {
 	                             *   process was descheduled in them, so
 	                             *   they are left out of cpu_rx_* */
 	uint64_t cpu_tx_skipped;    /**< TX sections left out likewise */
+	uint64_t cpu_rx_port_cyc;   /**< of cpu_rx_cyc, TSC cycles in the
+	                             *   PMD's receive burst (net_memif
+	                             *   copies each frame out of its ring
+	                             *   there), payload-sized work of the
+	                             *   port, not of the stack */
+	uint64_t cpu_tx_port_cyc;   /**< of cpu_tx_cyc, TSC cycles in the
+	                             *   PMD's transmit (port flush) */
 };
 
 /**
