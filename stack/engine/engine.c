@@ -925,6 +925,8 @@ hc_flow_stats_get(struct hc_ctx *ctx, uint32_t peer_rank,
 	s->rto_ns = f->rto_ns;
 	s->inflight = f->snd_nxt - f->snd_una - f->n_sacked;
 	s->lost = f->state == HCT_FLOW_LOST;
+	s->rtos_spurious = c->rtos_spurious;
+	s->rtos_deferred = c->rtos_deferred;
 	return 0;
 }
 

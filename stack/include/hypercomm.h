@@ -652,6 +652,16 @@ struct hc_flow_stats {
 	                            *   acknowledged or SACKed */
 	enum hc_cc_algo cc;        /**< the law in use */
 	int lost;                  /**< 1 once the peer is lost */
+	uint64_t rtos_spurious;    /**< of rtos, found needless: the first
+	                            *   ACK of new data after the timeout
+	                            *   echoed the timestamp of a packet sent
+	                            *   before it (Eifel, RFC 3522); the
+	                            *   window cut is undone (RFC 4015) */
+	uint64_t rtos_deferred;    /**< timeouts re-armed instead of fired
+	                            *   because the timer ran late by more
+	                            *   than rto_min / 2 (this process was
+	                            *   descheduled; its ACKs may be unread),
+	                            *   at most once per episode */
 };
 
 /**

@@ -122,6 +122,23 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 			}
 		}
 		f->snd_una = ack;
+		f->rto_deferred = 0;
+		if (f->rto_undo) {
+			/* The first ACK of new data after an RTO: caused by a
+			 * packet sent before the RTO fired, the timeout was
+			 * spurious (Eifel, RFC 3522); undo its window cut
+			 * (RFC 4015). The backoff goes with the RTT sample
+			 * taken above. */
+			f->rto_undo = 0;
+			if (p->ts_echo_ns != 0 &&
+			    p->ts_echo_ns < f->rto_fired_ns) {
+				f->stats.rtos_spurious++;
+				f->cc.fcwnd = RTE_MAX(f->cc.fcwnd,
+						      f->rto_undo_fcwnd);
+				f->cc.ecwnd = RTE_MAX(f->cc.ecwnd,
+						      f->rto_undo_ecwnd);
+			}
+		}
 		/* Kept within [snd_una, snd_nxt] so that PSN comparisons
 		 * with it never wrap. */
 		if (hct_psn_lt(f->sack_end, ack))

@@ -12,9 +12,6 @@
 #include "hct_internal.h"
 #include "log.h"
 
-/* Packets retransmitted per RTO at most. */
-#define HCT_RTO_BUDGET 64
-
 int
 hct_send(struct hct *t, uint32_t peer, struct hct_msg *msg)
 {
@@ -141,38 +138,59 @@ hct_tx(struct hct *t)
 	return hct_sched_tx(t, hc_clock_now(t->clk));
 }
 
-/* RFC 6298 5.4-5.7: retransmit, back off, restart the timer; after
- * retry_max consecutive timeouts the peer is lost. Every unSACKed packet
- * still in flight is sent again (up to HCT_RTO_BUDGET): after a timeout
- * nothing in the window is known to be on its way. */
+/* RFC 6298 5.4-5.7: retransmit the earliest unacknowledged (here:
+ * unSACKed) packet, back off, restart the timer; after retry_max
+ * consecutive timeouts the peer is lost. One packet, not the window (as
+ * before): on this host a timeout is mostly a peer that was descheduled
+ * for longer than the RTO with the originals in its ring, and copies of
+ * the whole window only add to its backlog (213 RTOs on one rank of a
+ * 64 MiB run, each up to 64 needless copies). A peer that lost the
+ * window answers the one packet with an ACK whose SACK bits and the RACK
+ * time of the retransmission (the newest packet delivered, RFC 8985)
+ * mark the rest lost, so they follow at once; a peer that got them
+ * answers with an ACK of them, judged spurious by hct_on_ack (Eifel). */
 static uint32_t
 rto_fire(struct hct *t, struct hct_flow *f, uint64_t now)
 {
-	uint32_t psn, sent = 0;
+	uint32_t psn;
 
 	f->stats.rtos++;
 	f->cc.tlp_out = 0;
 	f->cc.tlp_deadline_ns = 0;
+	/* Eifel (RFC 3522/4015): keep what the cut takes, hct_on_ack gives
+	 * it back if the first ACK shows the originals had arrived. */
+	if (!f->rto_undo) { /* the episode's first timeout */
+		f->rto_undo = 1;
+		f->rto_undo_fcwnd = f->cc.fcwnd;
+		f->rto_undo_ecwnd = f->cc.ecwnd;
+		f->rto_fired_ns = now;
+	}
 	hct_cc_on_loss(t, f, 1, now);
 	if (++f->rto_retries > t->conf.retry_max) {
 		hct_flow_lost(t, f, "retry budget spent");
 		f->rto_deadline_ns = 0;
 		return 0;
 	}
-	for (psn = f->snd_una; psn != f->snd_nxt && sent < HCT_RTO_BUDGET;
-	     psn++) {
+	for (psn = f->snd_una; psn != f->snd_nxt; psn++) {
 		struct hct_slot *s = &f->slots[psn & t->mask];
 
 		if (s->sacked || s->m == NULL)
 			continue;
-		if (hct_retransmit(t, f, psn, now) == 0) {
+		if (hct_retransmit(t, f, psn, now) == 0)
 			f->stats.retransmits_rto++;
-			sent++;
-		}
+		break;
 	}
 	f->rto_ns = RTE_MIN(f->rto_ns * 2, t->conf.rto_max_ns);
 	f->rto_deadline_ns = now + f->rto_ns;
-	return sent;
+	return 1;
+}
+
+/* A timer (deadline, 0: off) due more than rto_min / 2 ago. */
+static inline int
+timer_late(uint64_t deadline, uint64_t now, const struct hct *t)
+{
+	return deadline != 0 && now > deadline &&
+	       now - deadline > t->conf.rto_min_ns / 2;
 }
 
 /* Only the flows whose earliest timer is due (timer.c), each once per
@@ -189,7 +207,21 @@ hct_tick(struct hct *t)
 
 		if (f->state == HCT_FLOW_LOST)
 			continue;
-		if (f->rto_deadline_ns != 0 && now >= f->rto_deadline_ns)
+		if (!f->rto_deferred && f->rto_deadline_ns != 0 &&
+		    (timer_late(f->rto_deadline_ns, now, t) ||
+		     timer_late(f->cc.tlp_deadline_ns, now, t))) {
+			/* Late by more than half the least RTO: this process
+			 * was not running (descheduled), so the peer's ACKs
+			 * may sit unread in the RX ring, or come as soon as
+			 * the peer runs too; the poll read one burst before
+			 * this tick. Give them one RTO, once per episode,
+			 * instead of a probe or a timeout. */
+			f->rto_deferred = 1;
+			f->stats.rtos_deferred++;
+			f->rto_deadline_ns = now + f->rto_ns;
+			f->cc.tlp_deadline_ns = 0;
+		} else if (f->rto_deadline_ns != 0 &&
+			   now >= f->rto_deadline_ns)
 			sent += rto_fire(t, f, now);
 		else
 			sent += hct_loss_tick(t, f, now);
