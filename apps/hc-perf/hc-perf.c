@@ -655,6 +655,33 @@ print_cpu(struct hc_comm *comm, const struct hc_stats *a,
 	return 0;
 }
 
+/* '# transport:' the sweep's timeouts and retransmissions (hc_stats
+ * between a and b, hc_flow_stats since hc_init), the ranks' sums. */
+static int
+print_transport(struct hc_ctx *ctx, struct hc_comm *comm,
+		const struct hc_stats *a, const struct hc_stats *b)
+{
+	struct hc_flow_stats fs;
+	double v[5] = { 0 };
+	int n = hc_comm_size(comm), r = hc_comm_rank(comm), q, rc;
+
+	v[0] = (double)(b->hct_rtos - a->hct_rtos);
+	v[1] = (double)(b->hct_retransmits - a->hct_retransmits);
+	v[2] = (double)(b->hct_data_tx - a->hct_data_tx);
+	for (q = 0; q < n; q++)
+		if (q != r && hc_flow_stats_get(ctx, (uint32_t)q, &fs) == 0) {
+			v[3] += (double)fs.rtos_spurious;
+			v[4] += (double)fs.rtos_deferred;
+		}
+	rc = hc_allreduce(comm, v, v, 5, HC_DTYPE_FLOAT64, HC_OP_SUM);
+	if (rc == 0 && r == 0)
+		printf("# transport: %.0f RTOs (since hc_init %.0f spurious, "
+		       "%.0f deferred), %.0f DATA retransmitted, %.0f DATA sent, "
+		       "%d ranks' sums over the sweep\n", v[0], v[3], v[4], v[1],
+		       v[2], n);
+	return rc;
+}
+
 static void
 print_group(const struct result *res, uint64_t bytes, enum coll c, int n)
 {
@@ -850,13 +877,13 @@ main(int argc, char **argv)
 			}
 		}
 	}
-	if (o.cpu || getenv("HC_CPU_STATS") != NULL) {
-		if (hc_stats_get(ctx, &st1) != 0)
-			memset(&st1, 0, sizeof(st1));
+	if (hc_stats_get(ctx, &st1) != 0)
+		memset(&st1, 0, sizeof(st1));
+	rc = print_transport(ctx, comm, &st0, &st1);
+	if (rc == 0 && (o.cpu || getenv("HC_CPU_STATS") != NULL))
 		rc = print_cpu(comm, &st0, &st1);
-		if (rc != 0)
-			goto out;
-	}
+	if (rc != 0)
+		goto out;
 	if (r == 0) {
 		printf("# Out of bounds values : %" PRId64 " %s\n", wrong_total,
 		       wrong_total ? "FAILED" : "OK");
