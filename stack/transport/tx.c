@@ -12,6 +12,9 @@
 #include "hct_internal.h"
 #include "log.h"
 
+/* Packets retransmitted per RTO at most (after the episode's first). */
+#define HCT_RTO_BUDGET 64
+
 int
 hct_send(struct hct *t, uint32_t peer, struct hct_msg *msg)
 {
@@ -138,21 +141,22 @@ hct_tx(struct hct *t)
 	return hct_sched_tx(t, hc_clock_now(t->clk));
 }
 
-/* RFC 6298 5.4-5.7: retransmit the earliest unacknowledged (here:
- * unSACKed) packet, back off, restart the timer; after retry_max
- * consecutive timeouts the peer is lost. One packet, not the window (as
- * before): on this host a timeout is mostly a peer that was descheduled
- * for longer than the RTO with the originals in its ring, and copies of
- * the whole window only add to its backlog (213 RTOs on one rank of a
- * 64 MiB run, each up to 64 needless copies). A peer that lost the
- * window answers the one packet with an ACK whose SACK bits and the RACK
- * time of the retransmission (the newest packet delivered, RFC 8985)
- * mark the rest lost, so they follow at once; a peer that got them
- * answers with an ACK of them, judged spurious by hct_on_ack (Eifel). */
+/* RFC 6298 5.4-5.7: retransmit, back off, restart the timer; after
+ * retry_max consecutive timeouts the peer is lost. The first timeout of
+ * an episode (no ACK of new data since) sends the first unSACKed packet
+ * only, the F-RTO idea (RFC 5682): on this host a timeout is mostly a
+ * peer descheduled for longer than the RTO with the originals in its
+ * ring (213 RTOs on one rank of a 64 MiB run), and copies of the window
+ * only add to its backlog; that peer answers with an ACK of the
+ * originals, judged spurious by hct_on_ack (Eifel). After a real loss
+ * the ACK of the one packet lets SACK and RACK repair the rest. A second
+ * timeout in the same episode sends every unSACKed packet still in
+ * flight (up to HCT_RTO_BUDGET), as packets the peer refused for lack of
+ * room (RNR) and a peer that lost the window and its ACKs need. */
 static uint32_t
 rto_fire(struct hct *t, struct hct_flow *f, uint64_t now)
 {
-	uint32_t psn;
+	uint32_t psn, sent = 0, budget = f->rto_undo ? HCT_RTO_BUDGET : 1;
 
 	f->stats.rtos++;
 	f->cc.tlp_out = 0;
@@ -171,18 +175,20 @@ rto_fire(struct hct *t, struct hct_flow *f, uint64_t now)
 		f->rto_deadline_ns = 0;
 		return 0;
 	}
-	for (psn = f->snd_una; psn != f->snd_nxt; psn++) {
+	for (psn = f->snd_una; psn != f->snd_nxt && sent < budget;
+	     psn++) {
 		struct hct_slot *s = &f->slots[psn & t->mask];
 
 		if (s->sacked || s->m == NULL)
 			continue;
-		if (hct_retransmit(t, f, psn, now) == 0)
+		if (hct_retransmit(t, f, psn, now) == 0) {
 			f->stats.retransmits_rto++;
-		break;
+			sent++;
+		}
 	}
 	f->rto_ns = RTE_MIN(f->rto_ns * 2, t->conf.rto_max_ns);
 	f->rto_deadline_ns = now + f->rto_ns;
-	return 1;
+	return sent;
 }
 
 /* A timer (deadline, 0: off) due more than rto_min / 2 ago. */
