@@ -49,7 +49,28 @@ now_us(void)
 struct result {
 	double time_us; /* mean over ranks */
 	int64_t wrong;  /* sum over ranks, -1: not checked */
+	double p50, p99, max; /* -P: per-iteration times (us), each the
+			       * slowest rank's */
 };
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile (the ceil(q * n)-th smallest) of sorted v[n]. */
+static double
+percentile(const double *v, int n, double q)
+{
+	int k = (int)(q * n + 0.999999);
+
+	if (k < 1)
+		k = 1;
+	return v[(k > n ? n : k) - 1];
+}
 
 /* One call of the measured collective; count is per rank (all-reduce:
  * the whole buffer). In place: nccl-tests' layouts. */
@@ -151,11 +172,12 @@ check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
 /* One column group: check run, warm-up, timed iterations. */
 static int
 run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
-	uint64_t count, int dtype, int op, int inplace, struct result *res)
+	uint64_t count, int dtype, int op, int inplace, struct result *res,
+	double *it)
 {
 	int n = hc_comm_size(comm), i, rc = 0;
 	int64_t wrong = 0;
-	double t0, t, sum;
+	double t0, t, sum, prev;
 
 	if (o->check) {
 		wrong = check_once(comm, o->coll, sbuf, rbuf, count, dtype, op,
@@ -171,12 +193,29 @@ run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
 		if ((rc = coll_call(comm, o->coll, sbuf, rbuf, count, dtype, op,
 				    inplace, o->root)) != 0)
 			return rc;
-	t0 = now_us();
-	for (i = 0; i < o->iters; i++)
+	t0 = prev = now_us();
+	for (i = 0; i < o->iters; i++) {
 		if ((rc = coll_call(comm, o->coll, sbuf, rbuf, count, dtype, op,
 				    inplace, o->root)) != 0)
 			return rc;
-	t = (now_us() - t0) / o->iters;
+		if (it != NULL) { /* -P: one clock read per iteration */
+			t = now_us();
+			it[i] = t - prev;
+			prev = t;
+		}
+	}
+	t = ((it != NULL ? prev : now_us()) - t0) / o->iters;
+	if (it != NULL) {
+		/* each iteration's time on the slowest rank */
+		rc = hc_allreduce(comm, it, it, (uint64_t)o->iters,
+				  HC_DTYPE_FLOAT64, HC_OP_MAX);
+		if (rc != 0)
+			return rc;
+		qsort(it, (size_t)o->iters, sizeof(*it), cmp_double);
+		res->p50 = percentile(it, o->iters, 0.50);
+		res->p99 = percentile(it, o->iters, 0.99);
+		res->max = it[o->iters - 1];
+	}
 	sum = t;
 	rc = hc_allreduce(comm, &sum, &sum, 1, HC_DTYPE_FLOAT64, HC_OP_SUM);
 	if (rc != 0)
@@ -196,6 +235,96 @@ static double
 busbw(const struct result *res, uint64_t bytes, enum coll c, int n)
 {
 	return algbw(res, bytes) * bus_factor(c, n);
+}
+
+/* --cpu: the stack's CPU per DATA packet over the sweep (hc_stats cpu_*
+ * between a and b), the ranks' sums; rank 0 prints the '# cpu:' line. */
+static int
+print_cpu(struct hc_comm *comm, const struct hc_stats *a,
+	  const struct hc_stats *b)
+{
+	int n = hc_comm_size(comm), rc;
+	double v[12], ns;
+
+	/* The probe's own reads inside the stack's part of the sections:
+	 * about two per section per poll (the section's and the PMD's
+	 * bounds), one per payload pair (TX: each DATA packet's copy; RX: each
+	 * packet's CRC check and each DATA packet's reduce or copy). */
+	v[0] = (double)(b->cpu_tx_cyc - a->cpu_tx_cyc) -
+	       (double)(b->cpu_tx_payload_cyc - a->cpu_tx_payload_cyc);
+	v[1] = (double)b->cpu_read_cyc *
+	       (double)(2 * (b->cpu_tx_polls - a->cpu_tx_polls) +
+			(b->hct_data_tx - a->hct_data_tx));
+	v[2] = (double)(b->hct_data_tx - a->hct_data_tx) +
+	       (double)(b->hct_retransmits - a->hct_retransmits);
+	v[3] = (double)(b->cpu_rx_cyc - a->cpu_rx_cyc) -
+	       (double)(b->cpu_rx_payload_cyc - a->cpu_rx_payload_cyc);
+	v[4] = (double)b->cpu_read_cyc *
+	       (double)(2 * (b->cpu_rx_polls - a->cpu_rx_polls) +
+			(b->port_rx_pkts - a->port_rx_pkts) +
+			(b->hct_data_rx - a->hct_data_rx));
+	v[5] = (double)(b->hct_data_rx - a->hct_data_rx);
+	v[6] = (double)(b->cpu_tx_payload_cyc - a->cpu_tx_payload_cyc);
+	v[7] = (double)(b->cpu_rx_payload_cyc - a->cpu_rx_payload_cyc);
+	v[8] = (double)b->cpu_read_cyc;
+	v[9] = (double)(b->cpu_rx_skipped - a->cpu_rx_skipped) +
+	       (double)(b->cpu_tx_skipped - a->cpu_tx_skipped);
+	/* the PMD's bursts are the port's cost, apart as well */
+	v[10] = (double)(b->cpu_tx_port_cyc - a->cpu_tx_port_cyc);
+	v[11] = (double)(b->cpu_rx_port_cyc - a->cpu_rx_port_cyc);
+	v[0] -= v[10];
+	v[3] -= v[11];
+	rc = hc_allreduce(comm, v, v, 12, HC_DTYPE_FLOAT64, HC_OP_SUM);
+	if (rc != 0 || hc_comm_rank(comm) != 0)
+		return rc;
+	if (b->cpu_tsc_hz == 0) {
+		printf("# cpu: n/a: the probe is off (HC_CPU_STATS=1 at "
+		       "hc_init)\n");
+		return 0;
+	}
+	ns = 1e9 / (double)b->cpu_tsc_hz;
+	printf("# cpu: TX %.0f ns/DATA packet, RX %.0f ns/DATA packet, "
+	       "payload and PMD excluded (apart, ns/DATA packet: TX copy+CRC32C "
+	       "%.0f, RX CRC32C+reduce/copy %.0f, PMD tx %.0f rx %.0f); "
+	       "%.0f and %.0f DATA packets, %d ranks' sums; TSC reads around the engine poll's RX and TX sections "
+	       "(those with work) and the payload work, the probe's own reads "
+	       "(%.0f ns each) subtracted, %.0f sections over 1 ms "
+	       "(descheduled) left out\n",
+	       v[2] > 0 ? (v[0] - v[1]) / v[2] * ns : 0,
+	       v[5] > 0 ? (v[3] - v[4]) / v[5] * ns : 0,
+	       v[2] > 0 ? v[6] / v[2] * ns : 0,
+	       v[5] > 0 ? v[7] / v[5] * ns : 0,
+	       v[2] > 0 ? v[10] / v[2] * ns : 0,
+	       v[5] > 0 ? v[11] / v[5] * ns : 0, v[2], v[5], n,
+	       v[8] / n * ns, v[9]);
+	return 0;
+}
+
+/* '# transport:' the sweep's timeouts and retransmissions (hc_stats
+ * between a and b, hc_flow_stats since hc_init), the ranks' sums. */
+static int
+print_transport(struct hc_ctx *ctx, struct hc_comm *comm,
+		const struct hc_stats *a, const struct hc_stats *b)
+{
+	struct hc_flow_stats fs;
+	double v[5] = { 0 };
+	int n = hc_comm_size(comm), r = hc_comm_rank(comm), q, rc;
+
+	v[0] = (double)(b->hct_rtos - a->hct_rtos);
+	v[1] = (double)(b->hct_retransmits - a->hct_retransmits);
+	v[2] = (double)(b->hct_data_tx - a->hct_data_tx);
+	for (q = 0; q < n; q++)
+		if (q != r && hc_flow_stats_get(ctx, (uint32_t)q, &fs) == 0) {
+			v[3] += (double)fs.rtos_spurious;
+			v[4] += (double)fs.rtos_deferred;
+		}
+	rc = hc_allreduce(comm, v, v, 5, HC_DTYPE_FLOAT64, HC_OP_SUM);
+	if (rc == 0 && r == 0)
+		printf("# transport: %.0f RTOs (since hc_init %.0f spurious, "
+		       "%.0f deferred), %.0f DATA retransmitted, %.0f DATA sent, "
+		       "%d ranks' sums over the sweep\n", v[0], v[3], v[4], v[1],
+		       v[2], n);
+	return rc;
 }
 
 static void
@@ -230,6 +359,10 @@ main(int argc, char **argv)
 	uint64_t size;
 	void *sbuf = NULL, *rbuf = NULL;
 	char tuner[512];
+	uint64_t *sizes = NULL, last;
+	double *it = NULL;
+	int nsizes = 0, si, ed;
+	struct hc_stats st0, st1;
 
 	/* --help, alone or after the EAL arguments' "--", without an EAL
 	 * (rte_eal_init would print DPDK's own help instead). */
@@ -250,6 +383,7 @@ main(int argc, char **argv)
 	argv[0] = "hc-perf";
 	ret = hc_perf_parse_opts(argc, argv, &o, stderr);
 	if (ret != 0) {
+		free(o.list);
 		rte_eal_cleanup();
 		return ret > 0 ? 0 : 2;
 	}
@@ -270,8 +404,27 @@ main(int argc, char **argv)
 		rc = -HC_ERR_INVAL;
 		goto out;
 	}
-	sbuf = malloc(o.maxbytes > 0 ? o.maxbytes : 1);
-	rbuf = malloc(o.maxbytes > 0 ? o.maxbytes : 1);
+	/* the sizes: --sizes, else -b * f^k up to -e; --edges adds one
+	 * element below and above each (the buffers get 16 B more) */
+	sizes = calloc(o.nlist > 0 ? (size_t)o.nlist : 65, sizeof(*sizes));
+	if (sizes == NULL) {
+		rc = -HC_ERR_NOMEM;
+		goto out;
+	}
+	if (o.nlist > 0) {
+		memcpy(sizes, o.list, (size_t)o.nlist * sizeof(*sizes));
+		nsizes = o.nlist;
+	} else {
+		for (size = o.minbytes; size <= o.maxbytes && nsizes < 65;
+		     size = hc_perf_next_size(&o, size))
+			sizes[nsizes++] = size;
+	}
+	if (o.pct && (it = calloc((size_t)o.iters, sizeof(*it))) == NULL) {
+		rc = -HC_ERR_NOMEM;
+		goto out;
+	}
+	sbuf = malloc(o.maxbytes + 16);
+	rbuf = malloc(o.maxbytes + 16);
 	if (sbuf == NULL || rbuf == NULL) {
 		fprintf(stderr, "hc-perf: cannot allocate 2 x %" PRIu64 " bytes\n",
 			o.maxbytes);
@@ -287,6 +440,11 @@ main(int argc, char **argv)
 		       o.check);
 		if (hc_comm_tuner_info(comm, tuner, sizeof(tuner)) >= 0)
 			printf("# tuner: %s\n", tuner);
+		if (o.pct)
+			printf("# pct: after each line, '# pct SIZE oop P50 P99 "
+			       "MAX ip P50 P99 MAX': per-iteration times (us), "
+			       "each the slowest rank's, nearest-rank "
+			       "percentiles over %d iterations\n", o.iters);
 		printf("#\n");
 		printf("# %10s  %12s  %8s  %6s  %6s           out-of-place"
 		       "                       in-place          \n",
@@ -301,6 +459,8 @@ main(int argc, char **argv)
 		       "(GB/s)", "");
 		fflush(stdout);
 	}
+	if (hc_stats_get(ctx, &st0) != 0)
+		memset(&st0, 0, sizeof(st0));
 	for (d = 0; d < HC_DTYPE__MAX; d++) {
 		if (o.dtype >= 0 && d != o.dtype)
 			continue;
@@ -310,23 +470,31 @@ main(int argc, char **argv)
 			if (colls[o.coll].reduces ? o.op >= 0 && p != o.op
 						  : p != HC_OP_SUM)
 				continue;
-			for (size = o.minbytes; size <= o.maxbytes;
-			     size = hc_perf_next_size(&o, size)) {
+			last = 0;
+			for (si = 0; si < nsizes; si++)
+			for (ed = -o.edges; ed <= o.edges; ed++) {
 				/* count: per rank; shown: the whole buffer */
-				uint64_t shown = size / hc_dtype_size(d);
-				uint64_t count = colls[o.coll].blocks ?
-						 shown / n : shown;
-				uint64_t bytes;
+				uint64_t shown, count, bytes;
 				struct result out, in;
 
+				size = sizes[si] + (uint64_t)ed * hc_dtype_size(d);
+				/* edges: not below one element, each size once
+				 * in a rising sweep */
+				if (o.edges && (size < hc_dtype_size(d) ||
+						size > o.maxbytes + 8 ||
+						(o.nlist == 0 && size <= last)))
+					continue;
+				last = size;
+				shown = size / hc_dtype_size(d);
+				count = colls[o.coll].blocks ? shown / n : shown;
 				shown = colls[o.coll].blocks ? count * n : count;
 				bytes = shown * hc_dtype_size(d);
 
 				rc = run_one(comm, &o, sbuf, rbuf, count, d, p,
-					     0, &out);
+					     0, &out, it);
 				if (rc == 0)
 					rc = run_one(comm, &o, sbuf, rbuf, count,
-						     d, p, 1, &in);
+						     d, p, 1, &in, it);
 				if (rc != 0)
 					goto out;
 				wrong_total += (out.wrong > 0 ? out.wrong : 0) +
@@ -341,6 +509,11 @@ main(int argc, char **argv)
 				print_group(&out, bytes, o.coll, n);
 				print_group(&in, bytes, o.coll, n);
 				printf("\n");
+				if (o.pct)
+					printf("# pct %" PRIu64 " oop %.2f %.2f "
+					       "%.2f ip %.2f %.2f %.2f\n", bytes,
+					       out.p50, out.p99, out.max, in.p50,
+					       in.p99, in.max);
 				fflush(stdout);
 				/* nccl-tests averages busbw over both
 				 * columns of every line. */
@@ -350,6 +523,13 @@ main(int argc, char **argv)
 			}
 		}
 	}
+	if (hc_stats_get(ctx, &st1) != 0)
+		memset(&st1, 0, sizeof(st1));
+	rc = print_transport(ctx, comm, &st0, &st1);
+	if (rc == 0 && (o.cpu || getenv("HC_CPU_STATS") != NULL))
+		rc = print_cpu(comm, &st0, &st1);
+	if (rc != 0)
+		goto out;
 	if (r == 0) {
 		printf("# Out of bounds values : %" PRId64 " %s\n", wrong_total,
 		       wrong_total ? "FAILED" : "OK");
@@ -362,6 +542,9 @@ out:
 		fprintf(stderr, "hc-perf: rank %d: %s\n", r, hc_strerror(rc));
 	free(sbuf);
 	free(rbuf);
+	free(sizes);
+	free(it);
+	free(o.list);
 	hc_finalize(ctx);
 	rte_eal_cleanup();
 	if (rc != 0)

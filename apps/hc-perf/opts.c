@@ -51,6 +51,18 @@ hc_perf_usage(FILE *f)
 "                         (hier with unequal groups) fails the run, and a\n"
 "                         forced one other than auto/ring needs --coll\n"
 "                         allreduce\n"
+"  -P, --percentiles      after each size line, a comment line\n"
+"                         '# pct SIZE oop P50 P99 MAX ip P50 P99 MAX' (us):\n"
+"                         percentiles of the per-iteration times, each the\n"
+"                         slowest rank's time of that iteration\n"
+"      --sizes LIST       comma-separated sizes (K/M/G suffixes) instead of\n"
+"                         -b/-e/-f, run in the order given\n"
+"      --edges            also run one element below and above every size\n"
+"                         of the sweep (C33's edges around powers of two)\n"
+"      --cpu              the per-packet CPU probe (HC_CPU_STATS=1): a\n"
+"                         '# cpu:' line at the end with the stack's ns of\n"
+"                         CPU per DATA packet sent and received, payload\n"
+"                         work (copy, CRC32C, reduce) excluded\n"
 "  -h, --help\n"
 "size: bytes of the whole buffer (for reducescatter and allgather all n\n"
 "blocks, as nccl-tests). busbw = algbw * 2(n-1)/n for allreduce, * (n-1)/n\n"
@@ -99,6 +111,44 @@ parse_int(const char *s, int min, int *out)
 	return 0;
 }
 
+/* --sizes: "8,1K,4M"; every size > 0. */
+static int
+parse_list(const char *arg, struct opts *o, FILE *msg)
+{
+	char buf[4096], *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		fprintf(msg, "hc-perf: --sizes: list too long\n");
+		return -1;
+	}
+	strcpy(buf, arg);
+	free(o->list);
+	o->list = calloc(SIZES_MAX, sizeof(*o->list));
+	if (o->list == NULL)
+		return -1;
+	o->nlist = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->nlist == SIZES_MAX) {
+			fprintf(msg, "hc-perf: --sizes: more than %d sizes\n",
+				SIZES_MAX);
+			return -1;
+		}
+		if (parse_size(tok, &o->list[o->nlist]) != 0 ||
+		    o->list[o->nlist] == 0) {
+			fprintf(msg, "hc-perf: --sizes: '%s' is not a size "
+				"> 0\n", tok);
+			return -1;
+		}
+		o->nlist++;
+	}
+	if (o->nlist == 0) {
+		fprintf(msg, "hc-perf: --sizes: empty list\n");
+		return -1;
+	}
+	return 0;
+}
+
 int
 hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 {
@@ -117,6 +167,10 @@ hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 		{ "coll", required_argument, NULL, 'L' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "algo", required_argument, NULL, 'a' },
+		{ "percentiles", no_argument, NULL, 'P' },
+		{ "sizes", required_argument, NULL, 'S' },
+		{ "edges", no_argument, NULL, 'E' },
+		{ "cpu", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -124,14 +178,15 @@ hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 	int c, f, i;
 
 	*o = (struct opts){ COLL_ALLREDUCE, 0, 32 << 20, 32 << 20, 2, 20, 5, 1,
-			    HC_DTYPE_FLOAT32, HC_OP_SUM, -1, 0, NULL, NULL };
+			    HC_DTYPE_FLOAT32, HC_OP_SUM, -1, 0, NULL, NULL,
+			    0, 0, 0, NULL, 0 };
 	env = getenv("HC_WORLD_SIZE");
 	if (env != NULL && parse_int(env, 1, &o->world) != 0) {
 		fprintf(msg, "hc-perf: HC_WORLD_SIZE='%s' is not a size\n", env);
 		return -1;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:r:a:h", lo,
+	while ((c = getopt_long(argc, argv, "b:e:f:n:w:c:d:o:r:a:Ph", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -236,6 +291,19 @@ hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 			}
 			o->coll = (enum coll)i;
 			break;
+		case 'P':
+			o->pct = 1;
+			break;
+		case 'E':
+			o->edges = 1;
+			break;
+		case 'U':
+			o->cpu = 1;
+			break;
+		case 'S':
+			if (parse_list(optarg, o, msg) != 0)
+				return -1;
+			break;
 		case 'h':
 			hc_perf_usage(stdout);
 			return 1;
@@ -247,6 +315,18 @@ hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 	if (optind != argc) {
 		fprintf(msg, "hc-perf: unexpected argument '%s'\n", argv[optind]);
 		return -1;
+	}
+	if (o->cpu && setenv("HC_CPU_STATS", "1", 1) != 0) {
+		fprintf(msg, "hc-perf: cannot set HC_CPU_STATS\n");
+		return -1;
+	}
+	if (o->nlist > 0) { /* the buffers are sized by -e */
+		o->minbytes = UINT64_MAX;
+		o->maxbytes = 0;
+		for (i = 0; i < o->nlist; i++) {
+			o->minbytes = RTE_MIN(o->minbytes, o->list[i]);
+			o->maxbytes = RTE_MAX(o->maxbytes, o->list[i]);
+		}
 	}
 	if (o->minbytes > o->maxbytes) {
 		fprintf(msg, "hc-perf: -b is larger than -e\n");

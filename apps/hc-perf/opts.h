@@ -39,14 +39,23 @@ struct opts {
 	int rank, world;
 	const char *config;
 	const char *algo;  /* -a: exported as HC_ALGO before hc_init */
+	int pct;           /* -P: per-iteration percentiles */
+	int cpu;           /* --cpu: the per-packet CPU probe */
+	int edges;         /* --edges: +-1 element around each size */
+	uint64_t *list;    /* --sizes: these sizes instead of -b/-e/-f
+	                    * (malloc'd; the caller frees it) */
+	int nlist;
 };
+
+/* Most sizes --sizes takes. */
+#define SIZES_MAX 256
 
 /* The usage text, to f. */
 void hc_perf_usage(FILE *f);
 
 /*
  * Parse argv[1..argc-1] (getopt_long from optind 1) into *o, reading
- * HC_WORLD_SIZE, and export HC_ALGO for -a. Problems are printed, one
+ * HC_WORLD_SIZE, and export HC_ALGO for -a and HC_CPU_STATS=1 for --cpu. Problems are printed, one
  * line each, to msg (usage text: to stdout for -h, to msg otherwise).
  * @return 0, 1 when -h asked for the usage (printed; exit 0), -1 on a
  *         bad option (printed).

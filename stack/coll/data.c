@@ -4,13 +4,14 @@
 
 #include <rte_common.h>
 
+#include "cpustat.h"
 #include "data.h"
 
 enum hct_rx_verdict
 hc_data_accept(struct hc_coll_op *op, const struct hc_rx_unit *u,
 	       const struct hct_data_desc *d, const uint8_t *payload)
 {
-	uint64_t at;
+	uint64_t at, c0;
 
 	/* at + length <= len written so that no offset from the wire can
 	 * wrap the sum around. */
@@ -23,6 +24,7 @@ hc_data_accept(struct hc_coll_op *op, const struct hc_rx_unit *u,
 		return HCT_RX_CONSUMED;
 	}
 	at = d->offset - u->first;
+	c0 = hc_cpustat_begin(); /* payload: reduce or copy */
 	if (u->reduce && u->own == NULL) {
 		op->reduce3(u->dst + at, payload, u->dst + at,
 			    d->length / u->es);
@@ -40,6 +42,7 @@ hc_data_accept(struct hc_coll_op *op, const struct hc_rx_unit *u,
 		op->reduce3(u->dst + at, payload, u->dst + at, n);
 	} else
 		memcpy(u->dst + at, payload, d->length);
+	hc_cpustat_end(c0);
 	*u->got += d->length;
 	if (*u->got == u->len)
 		u->done(op, u->id);

@@ -111,6 +111,17 @@ struct hc_ctx {
 	int net_up;
 	int hct_up;
 	int coll_up;
+	/** The per-packet CPU probe (HC_CPU_STATS=1, base/cpustat.h): TSC
+	 *  cycles of the poll sections that did work, and of them the
+	 *  payload work; hc_stats_get reports them. */
+	struct {
+		uint64_t rx_cyc, rx_payload_cyc, rx_polls;
+		uint64_t tx_cyc, tx_payload_cyc, tx_polls;
+		uint64_t read_cyc; /**< one TSC read, measured at hc_init */
+		uint64_t skip_cyc; /**< longer sections are not counted */
+		uint64_t rx_skipped, tx_skipped;
+		uint64_t rx_port_cyc, tx_port_cyc; /**< in the PMD */
+	} cpu;
 };
 
 /** Id of the tuner's communicator (a split id is an FNV-1a hash: one in

@@ -626,6 +626,42 @@ struct hc_stats {
 	uint64_t hct_auth;          /**< 1 when the authenticated mode is on
 	                             *   (every HCT packet tagged and checked),
 	                             *   else 0 */
+	/* The per-packet CPU probe: all cpu_* fields are 0 unless the
+	 * environment had HC_CPU_STATS=1 at hc_init() (a TSC read costs
+	 * about 10 ns on a VM, several per packet when on). Cycle counts are
+	 * TSC cycles (cpu_tsc_hz per second) of the engine's poll, counted
+	 * per section and only for polls where that section did work and
+	 * took at most 1 ms (longer: descheduled, see cpu_*_skipped): RX
+	 * (port receive, net, transport and collective input, ACKs
+	 * included) and TX (ACKs owed, timers, the TX scheduler cutting
+	 * DATA, port flush). The *_payload_cyc fields are the parts of
+	 * those spent on payload bytes: TX the copy into the mbuf with its
+	 * CRC32C, RX the CRC32C check and the reduce or copy into the
+	 * destination. Stack CPU per DATA packet sent = (cpu_tx_cyc -
+	 * cpu_tx_payload_cyc) / (hct_data_tx + hct_retransmits); received
+	 * = (cpu_rx_cyc - cpu_rx_payload_cyc) / hct_data_rx, both in TSC
+	 * cycles (x 1e9 / cpu_tsc_hz: ns). */
+	uint64_t cpu_tsc_hz;        /**< TSC rate, Hz (rte_get_tsc_hz) */
+	uint64_t cpu_read_cyc;      /**< cost of one TSC read, TSC cycles,
+	                             *   measured at hc_init (min of 32 runs
+	                             *   of 64 reads); 0: probe off */
+	uint64_t cpu_rx_cyc;        /**< TSC cycles in RX sections with work */
+	uint64_t cpu_rx_payload_cyc; /**< of them, payload work (TSC cycles) */
+	uint64_t cpu_rx_polls;      /**< polls whose RX section had packets */
+	uint64_t cpu_tx_cyc;        /**< TSC cycles in TX sections with work */
+	uint64_t cpu_tx_payload_cyc; /**< of them, payload work (TSC cycles) */
+	uint64_t cpu_tx_polls;      /**< polls whose TX section did work */
+	uint64_t cpu_rx_skipped;    /**< RX sections longer than 1 ms: the
+	                             *   process was descheduled in them, so
+	                             *   they are left out of cpu_rx_* */
+	uint64_t cpu_tx_skipped;    /**< TX sections left out likewise */
+	uint64_t cpu_rx_port_cyc;   /**< of cpu_rx_cyc, TSC cycles in the
+	                             *   PMD's receive burst (net_memif
+	                             *   copies each frame out of its ring
+	                             *   there), payload-sized work of the
+	                             *   port, not of the stack */
+	uint64_t cpu_tx_port_cyc;   /**< of cpu_tx_cyc, TSC cycles in the
+	                             *   PMD's transmit (port flush) */
 };
 
 /**
@@ -687,6 +723,16 @@ struct hc_flow_stats {
 	                            *   acknowledged or SACKed */
 	enum hc_cc_algo cc;        /**< the law in use */
 	int lost;                  /**< 1 once the peer is lost */
+	uint64_t rtos_spurious;    /**< of rtos, found needless: the first
+	                            *   ACK of new data after the timeout
+	                            *   echoed the timestamp of a packet sent
+	                            *   before it (Eifel, RFC 3522); the
+	                            *   window cut is undone (RFC 4015) */
+	uint64_t rtos_deferred;    /**< timeouts re-armed instead of fired
+	                            *   because the timer ran late by more
+	                            *   than rto_min / 2 (this process was
+	                            *   descheduled; its ACKs may be unread),
+	                            *   at most once per episode */
 };
 
 /**

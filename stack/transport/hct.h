@@ -230,6 +230,14 @@ struct hct_flow_stats {
 	                                          *   (header + payload) */
 	uint64_t credit_limited;  /**< times the peer's credit, not our
 	                           *   window, stopped queued DATA */
+	uint64_t rtos_spurious;   /**< of rtos, found needless: the first
+	                           *   ACK after it echoed the timestamp of
+	                           *   a packet sent before it (Eifel, RFC
+	                           *   3522); the window cut is undone */
+	uint64_t rtos_deferred;   /**< RTOs re-armed instead of fired: the
+	                           *   timer ran late by more than rto_min /
+	                           *   2, so this process was not running
+	                           *   and the ACKs may be waiting unread */
 };
 
 TAILQ_HEAD(hct_slot_list, hct_slot);
@@ -272,6 +280,14 @@ struct hct_flow {
 	uint64_t rto_ns;         /**< current, with backoff */
 	uint64_t rto_deadline_ns; /**< 0: timer off */
 	uint32_t rto_retries;    /**< consecutive RTOs without progress */
+	/** Spurious-RTO state: rto_deferred, one deferral per episode
+	 *  (cleared by progress); rto_undo, an RTO whose first ACK is
+	 *  still to be judged (Eifel), with when it fired and the windows
+	 *  it cut. */
+	uint8_t rto_deferred;
+	uint8_t rto_undo;
+	uint64_t rto_fired_ns;
+	double rto_undo_fcwnd, rto_undo_ecwnd;
 	uint32_t n_sacked;       /**< slots in [snd_una, snd_nxt) SACKed */
 	uint32_t sack_end;       /**< 1 + the highest PSN SACKed so far:
 	                          *   no hole above it to recover */

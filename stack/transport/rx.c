@@ -6,6 +6,7 @@
 
 #include "hypercomm.h"
 #include "hct.h"
+#include "cpustat.h"
 #include "hct_internal.h"
 #include "log.h"
 
@@ -123,6 +124,23 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 			}
 		}
 		f->snd_una = ack;
+		f->rto_deferred = 0;
+		if (f->rto_undo) {
+			/* The first ACK of new data after an RTO: caused by a
+			 * packet sent before the RTO fired, the timeout was
+			 * spurious (Eifel, RFC 3522); undo its window cut
+			 * (RFC 4015). The backoff goes with the RTT sample
+			 * taken above. */
+			f->rto_undo = 0;
+			if (p->ts_echo_ns != 0 &&
+			    p->ts_echo_ns < f->rto_fired_ns) {
+				f->stats.rtos_spurious++;
+				f->cc.fcwnd = RTE_MAX(f->cc.fcwnd,
+						      f->rto_undo_fcwnd);
+				f->cc.ecwnd = RTE_MAX(f->cc.ecwnd,
+						      f->rto_undo_ecwnd);
+			}
+		}
 		/* Kept within [snd_una, snd_nxt] so that PSN comparisons
 		 * with it never wrap. */
 		if (hct_psn_lt(f->sack_end, ack))
@@ -247,7 +265,8 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	struct hct *t = arg;
 	struct hct_flow *f;
 	struct hct_pkt p;
-	uint64_t now;
+	uint64_t now, c0;
+	int crc_ok;
 
 	/* Authenticated mode: the tag first, before anything reads the
 	 * packet; from here on len excludes it. */
@@ -260,7 +279,11 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 		}
 		len -= HCT_TAG_LEN;
 	}
-	if (len >= HCT_HDR_LEN && !hct_crc_ok(payload, len)) {
+	c0 = hc_cpustat_begin(); /* payload: the CRC32C pass */
+	crc_ok = len >= HCT_HDR_LEN && hct_crc_ok(payload, len);
+
+	hc_cpustat_end(c0);
+	if (len >= HCT_HDR_LEN && !crc_ok) {
 		t->stats.crc_rx++; /* corrupted past the UDP checksum */
 		rte_pktmbuf_free(m);
 		return;

@@ -56,6 +56,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		argc = 1;
 	argv[argc] = NULL;
 	rc = hc_perf_parse_opts(argc, argv, &o, devnull);
+	free(o.list); /* --sizes (the values were range-checked: > 0) */
+	o.list = NULL;
 	if (rc != 0)
 		return 0;
 	if (o.minbytes > o.maxbytes || o.factor < 2 || o.iters < 1 ||

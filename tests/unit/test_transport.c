@@ -177,6 +177,9 @@ static struct {
 	struct wire wire;
 	uint64_t now;
 	uint32_t stuck;		/* pump() hit PUMP_MAX */
+	int paused[2];		/* endpoint i is not polled: a process the
+				 * scheduler took off its CPU (its clock
+				 * runs, its RX FIFO fills) */
 	void (*watch)(void);	/* called after every pump() */
 } g;
 
@@ -583,6 +586,8 @@ ep_poll(struct ep *e)
 	uint16_t n, i;
 	uint32_t work;
 
+	if (g.paused[e->rank])
+		return 0;
 	n = hc_port_rx(&e->tw.port, pkts, e->tw.port.burst);
 	for (i = 0; i < n; i++)
 		hc_net_input(&e->net, pkts[i]);
@@ -1615,6 +1620,138 @@ out:
 	env_destroy();
 }
 
+/* 6b. Spurious timeouts (issue 11): a receiver descheduled for 500 us
+ * (2.5 x rto_min: one RTO, not two, as a 2-5 ms time slice against the
+ * 2 ms rto_min of a real run) in the middle of a 300 000-byte message,
+ * its RX FIFO filling. The sender times out while it sleeps: the
+ * timeout sends one packet (not the window: no storm), and the first
+ * ACK after the wake-up
+ * echoes an original's timestamp, so the timeout is judged spurious
+ * (Eifel) and Swift's cut to min_cwnd is undone. */
+static void
+test_desched_receiver(void)
+{
+	struct one r;
+	double before;
+	uint64_t sleep_ns = 500 * HC_NS_PER_US;
+
+	if (one_begin(&r, 300000, 41, &swift_conf) != 0)
+		goto out;
+	r.t_sent = g.now;
+	CU_ASSERT_EQUAL(hct_send(&r.a->hct, 1, &r.msg), 0);
+	run_for(30 * HC_NS_PER_US); /* the window is out */
+	before = r.fa->cc.fcwnd;
+	g.paused[1] = 1;
+	run_for(sleep_ns);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos, 1);
+	CU_ASSERT_EQUAL(r.fa->stats.retransmits_rto, 1);
+	CU_ASSERT_EQUAL(r.fa->cc.fcwnd, swift_conf.min_cwnd); /* cut */
+	g.paused[1] = 0;
+	r.done = run_until(drained_idle, 200 * HC_NS_PER_MS);
+	CU_ASSERT_TRUE(r.done);
+	CU_ASSERT_EQUAL(check_exact(r.b, src_buf, r.len), 0);
+	CU_ASSERT_EQUAL(r.b->data_calls, r.npkts);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos_spurious, 1);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos_deferred, 0);
+	/* the retransmissions: the RTO's single packet and the one
+	 * tail-loss probe before it, no RACK or SACK storm after the
+	 * wake-up */
+	CU_ASSERT(r.fa->stats.tlps <= 1);
+	CU_ASSERT_EQUAL(retx_total(r.fa), r.fa->stats.retransmits_rto +
+			r.fa->stats.retransmits_tlp);
+	/* the cut is undone; Swift may still cut once per RTT for the
+	 * 500 us delay sample, by at most max_mdf */
+	CU_ASSERT(r.fa->cc.fcwnd >= before * (1 - swift_conf.max_mdf) - 1e-9);
+	CU_ASSERT(r.fa->cc.fcwnd > swift_conf.min_cwnd);
+	CU_ASSERT_EQUAL(r.a->lost_calls + r.b->lost_calls, 0);
+	printf("\n    receiver asleep %.0f us: %" PRIu64 " RTOs, %" PRIu64
+	       " retransmissions (rto/sack/rack/tlp %" PRIu64 "/%" PRIu64
+	       "/%" PRIu64 "/%" PRIu64 "), %" PRIu64 " spurious; fcwnd %.2f "
+	       "-> %.2f", (double)sleep_ns / HC_NS_PER_US, r.fa->stats.rtos,
+	       retx_total(r.fa), r.fa->stats.retransmits_rto,
+	       r.fa->stats.retransmits_sack, r.fa->stats.retransmits_rack,
+	       r.fa->stats.retransmits_tlp, r.fa->stats.rtos_spurious, before,
+	       r.fa->cc.fcwnd);
+out:
+	g.paused[1] = 0;
+	env_destroy();
+}
+
+/* 6c. Sender and receiver descheduled for 10 ms with the window out,
+ * the receiver waking 100 us after the sender: the sender's RTO is
+ * overdue by far more than rto_min / 2 with no ACK to read yet; it is
+ * re-armed once instead of fired, and the receiver's ACKs come within
+ * it: no timeout, no probe, no retransmission. */
+static void
+test_desched_sender(void)
+{
+	struct one r;
+	double before;
+
+	if (one_begin(&r, 300000, 42, &swift_conf) != 0)
+		goto out;
+	r.t_sent = g.now;
+	CU_ASSERT_EQUAL(hct_send(&r.a->hct, 1, &r.msg), 0);
+	run_for(2 * HC_NS_PER_US); /* DATA out, no ACK back yet */
+	before = r.fa->cc.fcwnd;
+	CU_ASSERT(r.fa->snd_una != r.fa->snd_nxt);
+	g.paused[0] = g.paused[1] = 1;
+	run_for(10 * HC_NS_PER_MS);
+	g.paused[0] = 0;
+	run_for(100 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos_deferred, 1);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos, 0);
+	g.paused[1] = 0;
+	r.done = run_until(drained_idle, 200 * HC_NS_PER_MS);
+	CU_ASSERT_TRUE(r.done);
+	CU_ASSERT_EQUAL(check_exact(r.b, src_buf, r.len), 0);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos, 0);
+	CU_ASSERT_EQUAL(retx_total(r.fa), 0);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos_deferred, 1);
+	CU_ASSERT(r.fa->cc.fcwnd >= before * (1 - swift_conf.max_mdf) - 1e-9);
+	CU_ASSERT_EQUAL(r.a->lost_calls + r.b->lost_calls, 0);
+out:
+	g.paused[0] = g.paused[1] = 0;
+	env_destroy();
+}
+
+/* 6d. A real loss is still repaired: the whole window dropped once
+ * (every DATA frame for 100 us, then the wire heals). The first RTO
+ * sends one packet; its ACK is not spurious (it echoes the
+ * retransmission), RACK then repairs the rest; exact, one RTO. */
+static void
+test_rto_real_loss(void)
+{
+	struct one r;
+
+	if (one_begin(&r, 30000, 43, NULL) != 0)
+		goto out;
+	g.wire.drop_p[CLS_DATA] = 1.0;
+	r.t_sent = g.now;
+	CU_ASSERT_EQUAL(hct_send(&r.a->hct, 1, &r.msg), 0);
+	run_for(100 * HC_NS_PER_US);
+	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], r.npkts);
+	g.wire.drop_p[CLS_DATA] = 0;
+	r.done = run_until(drained_idle, 200 * HC_NS_PER_MS);
+	CU_ASSERT_TRUE(r.done);
+	CU_ASSERT_EQUAL(check_exact(r.b, src_buf, r.len), 0);
+	CU_ASSERT_EQUAL(r.b->data_calls, r.npkts);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos, 1);
+	CU_ASSERT_EQUAL(r.fa->stats.retransmits_rto, 1);
+	CU_ASSERT_EQUAL(r.fa->stats.rtos_spurious, 0);
+	CU_ASSERT_EQUAL(retx_total(r.fa), r.npkts);
+	CU_ASSERT_EQUAL(r.fb->stats.dup_rx, 0);
+	printf("\n    window of %u packets lost: %" PRIu64 " RTO, %" PRIu64
+	       " retransmissions (rto/sack/rack/tlp %" PRIu64 "/%" PRIu64
+	       "/%" PRIu64 "/%" PRIu64 "), complete at +%.0f us", r.npkts,
+	       r.fa->stats.rtos, retx_total(r.fa),
+	       r.fa->stats.retransmits_rto, r.fa->stats.retransmits_sack,
+	       r.fa->stats.retransmits_rack, r.fa->stats.retransmits_tlp,
+	       (double)(r.b->t_complete - r.t_sent) / HC_NS_PER_US);
+out:
+	env_destroy();
+}
+
 /* 6. Every frame lost after establishment: the retry budget runs out after
  * exactly the backed-off RTOs, the peer is lost once. */
 static void
@@ -1655,8 +1792,10 @@ test_peer_lost(void)
 	CU_ASSERT_EQUAL(a->lost_calls, 1);
 	CU_ASSERT_EQUAL(fa->state, HCT_FLOW_LOST);
 	CU_ASSERT_EQUAL(fa->stats.rtos, a->hct.conf.retry_max + 1);
-	CU_ASSERT_EQUAL(fa->stats.retransmits_rto,
-			(uint64_t)a->hct.conf.retry_max * npkts_of(len));
+	/* The first timeout sends the first packet only (F-RTO), the
+	 * later ones every packet of the window. */
+	CU_ASSERT_EQUAL(fa->stats.retransmits_rto, 1 +
+			(uint64_t)(a->hct.conf.retry_max - 1) * npkts_of(len));
 	/* Nothing more happens, however long we wait. */
 	run_for(500 * HC_NS_PER_MS);
 	CU_ASSERT_EQUAL(a->lost_calls, 1);
@@ -2154,6 +2293,12 @@ static CU_TestInfo transport_tests[] = {
 	{ "4b 10% DATA loss, 20% of ACKs 200 us late", test_delayed_acks },
 	{ "5 PSN wrap-around", test_psn_wrap },
 	{ "6 100% loss: peer lost after the backoff", test_peer_lost },
+	{ "6b descheduled receiver: one packet on the RTO, spurious, undone",
+	  test_desched_receiver },
+	{ "6c descheduled sender: the overdue RTO re-armed, not fired",
+	  test_desched_sender },
+	{ "6d whole window lost once: one RTO, RACK repairs the rest",
+	  test_rto_real_loss },
 	{ "7 strays dropped and counted", test_strays },
 	{ "8 restarted peer", test_restart },
 	{ "9 net layer: ARP, ICMP echo, fragments", test_net_layer },
