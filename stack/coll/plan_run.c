@@ -48,8 +48,11 @@ flush_stage(struct hc_coll_op *op, uint32_t i)
 {
 	struct plan_run *x = op->algo_state;
 	const struct hc_step *st = &x->plan.s[i];
+	uint8_t *w = op->work + st->first * op->acc_size;
 
-	op->reduce(op->work + st->first * op->acc_size, x->stage[i], st->len);
+	/* The three-operand kernel, as hc_data_accept's: native fp16/bf16
+	 * ([coll] precision) has no two-operand one. */
+	op->reduce3(w, x->stage[i], w, st->len);
 	free(x->stage[i]);
 	x->stage[i] = NULL;
 	complete(op, i);

@@ -849,7 +849,7 @@ test_retx_clone(void)
 	struct hct_flow *f;
 	struct rte_mbuf *om[3];
 	uint8_t *snap[3];
-	uint32_t snap_len[3], i, in_use0, chains;
+	uint32_t snap_len[3], i, k, in_use0, chains;
 	uint64_t now = S_T0;
 
 	if (s_create(&tc, 0, &s_up, NULL) != 0)
@@ -874,19 +874,36 @@ test_retx_clone(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(snap[i]);
 		memcpy(snap[i], rte_pktmbuf_mtod(om[i], void *), snap_len[i]);
 	}
-	/* The RTO sends the 3 again; the "PMD" holds them. */
+	/* The first RTO of the episode sends the first unacknowledged
+	 * packet again (tx.c: F-RTO's probe), the second, without progress,
+	 * the whole window; the "PMD" holds them all. */
 	s.hold_retx = 1;
 	now += f->rto_ns;
 	s_set_now(now);
 	s_poll();
-	CU_ASSERT_EQUAL_FATAL(s.nheld, 3);
-	CU_ASSERT_EQUAL(f->stats.retx_by_clone, 3);
-	for (i = 0; i < 3; i++) {
-		struct rte_mbuf *h = s.held[i], *pay = h->next, *lin;
+	CU_ASSERT_EQUAL_FATAL(s.nheld, 1);
+	now += f->rto_ns; /* backed off */
+	s_set_now(now);
+	s_poll();
+	CU_ASSERT_FATAL(s.nheld >= 3 && s.nheld <= 4);
+	CU_ASSERT_EQUAL(f->stats.retx_by_clone, s.nheld);
+	for (k = 0; k < s.nheld; k++) {
+		struct rte_mbuf *h = s.held[k], *pay = h->next, *lin;
 		const uint8_t *hct;
 		uint32_t len;
 		struct hct_pkt p;
 
+		/* Which saved packet: the PSN of the frame. */
+		lin = rte_pktmbuf_copy(h, s.tw.port.pool, 0, UINT32_MAX);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(lin);
+		hct = tw_frame_hct_hdr(lin, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(hct);
+		CU_ASSERT_EQUAL_FATAL(hct_hdr_decode(hct, len, &p), 0);
+		i = p.psn - f->snd_una;
+		CU_ASSERT_FATAL(i < 3);
+		/* the first RTO's copy carries its own time, the rest now */
+		CU_ASSERT(k == 0 ? p.ts_ns < now : p.ts_ns == now);
+		rte_pktmbuf_free(lin);
 		CU_ASSERT_EQUAL_FATAL(h->nb_segs, 2);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(pay);
 		CU_ASSERT_TRUE(RTE_MBUF_DIRECT(h));
@@ -894,8 +911,9 @@ test_retx_clone(void)
 		CU_ASSERT_PTR_EQUAL(rte_mbuf_from_indirect(pay), om[i]);
 		CU_ASSERT_EQUAL(pay->data_len, S_MSS);
 		CU_ASSERT_EQUAL(h->pkt_len, snap_len[i]);
-		/* The saved packet's reference + the clone's. */
-		CU_ASSERT_EQUAL(rte_mbuf_refcnt_read(om[i]), 2);
+		/* The saved packet's reference + the clones' (packet 0 may
+		 * be held twice: by both RTOs). */
+		CU_ASSERT(rte_mbuf_refcnt_read(om[i]) >= 2);
 		/* What the receiver gets: one frame, sealed, the payload. */
 		lin = rte_pktmbuf_copy(h, s.tw.port.pool, 0, UINT32_MAX);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(lin);
@@ -907,7 +925,6 @@ test_retx_clone(void)
 		CU_ASSERT_EQUAL(hct_hdr_decode(hct, len, &p), 0);
 		CU_ASSERT_EQUAL(p.psn, f->snd_una + i);
 		CU_ASSERT(p.flags & HCT_F_RETX);
-		CU_ASSERT_EQUAL(p.ts_ns, now);
 		CU_ASSERT_EQUAL(memcmp(hct + HCT_HDR_LEN, s.buf + i * S_MSS,
 				       S_MSS), 0);
 		rte_pktmbuf_free(lin);
