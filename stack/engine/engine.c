@@ -1100,6 +1100,19 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 	return 0;
 }
 
+/* The DATA mbufs the transport took from the pool in a bulk and has not
+ * used yet (tx.c, at most HCT_TX_BULK - 1). Read from the caller's thread
+ * while the engine may change them: a torn pair of indices is clamped, so
+ * the count is never above the bulk. */
+static uint32_t
+unused_bulk(const struct hc_ctx *ctx)
+{
+	int i = __atomic_load_n(&ctx->hct.txm_i, __ATOMIC_RELAXED);
+	int n = __atomic_load_n(&ctx->hct.txm_n, __ATOMIC_RELAXED);
+
+	return n > i ? (uint32_t)RTE_MIN(n - i, HCT_TX_BULK) : 0;
+}
+
 int
 hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
 		  struct hc_mbuf_stats *s)
@@ -1117,7 +1130,7 @@ hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
 	deadline = hc_clock_now(&ctx->clk) + timeout_ms * HC_NS_PER_MS;
 	for (;;) {
 		s->held = __atomic_load_n(&ctx->coll.unexp_len,
-					  __ATOMIC_RELAXED);
+					  __ATOMIC_RELAXED) + unused_bulk(ctx);
 		for (k = 0; k < ctx->nports; k++) {
 			const struct hc_port *p = ctx->ports[k];
 

@@ -957,8 +957,10 @@ struct hc_mbuf_stats {
 	                        *   collective this rank has not called yet
 	                        *   (at most [coll] unexpected_max), frames
 	                        *   in the ports' own TX queues that the PMD
-	                        *   refused (a link down) and frames the
-	                        *   fault injector holds (delay, reorder) */
+	                        *   refused (a link down), frames the
+	                        *   fault injector holds (delay, reorder) and
+	                        *   the transport's unused DATA mbufs of its
+	                        *   last bulk allocation (at most 31) */
 	uint64_t pmd_tx_max;   /**< mbufs the PMDs may still hold after
 	                        *   sending them: net_virtio_user frees sent
 	                        *   mbufs only once its TX ring is nearly
