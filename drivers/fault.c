@@ -422,6 +422,8 @@ hold(struct hc_fault *f, enum hc_fault_dir dir, struct rte_mbuf *m,
 	if (f->nheld[dir] == HC_FAULT_HOLD)
 		return false;
 	h = &f->held[dir][f->nheld[dir]++];
+	__atomic_store_n(&f->nheld_segs[dir], f->nheld_segs[dir] + hc_frame_mbufs(m),
+			 __ATOMIC_RELAXED);
 	h->m = m;
 	h->after = after;
 	h->due_ns = due_ns;
@@ -435,6 +437,7 @@ release(struct hc_fault *f, enum hc_fault_dir dir, uint64_t now_ns,
 	bool count, struct rte_mbuf **out)
 {
 	unsigned int i, kept = 0, n = 0;
+	uint32_t segs = 0;
 
 	for (i = 0; i < f->nheld[dir]; i++) {
 		struct hc_fault_held *h = &f->held[dir][i];
@@ -447,9 +450,11 @@ release(struct hc_fault *f, enum hc_fault_dir dir, uint64_t now_ns,
 			out[n++] = h->m;
 			continue;
 		}
+		segs += hc_frame_mbufs(h->m);
 		f->held[dir][kept++] = *h;
 	}
 	f->nheld[dir] = kept;
+	__atomic_store_n(&f->nheld_segs[dir], segs, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -547,5 +552,6 @@ hc_fault_free_held(struct hc_fault *f)
 		for (i = 0; i < f->nheld[d]; i++)
 			rte_pktmbuf_free(f->held[d][i].m);
 		f->nheld[d] = 0;
+		f->nheld_segs[d] = 0;
 	}
 }

@@ -53,6 +53,20 @@ struct hc_fault_rule {
 };
 
 /** A held frame. */
+/* mbufs a frame keeps from its pool: its segments, and for each indirect
+ * one (a retransmission by clone) the direct mbuf it points at, which the
+ * transport may have let go of since (its ACK, a lost peer). An upper
+ * bound, for the leak check (hc_mbuf_stats_get). */
+static inline uint32_t
+hc_frame_mbufs(const struct rte_mbuf *m)
+{
+	uint32_t n = 0;
+
+	for (; m != NULL; m = m->next)
+		n += 1 + (RTE_MBUF_CLONED(m) ? 1 : 0);
+	return n;
+}
+
 struct hc_fault_held {
 	struct rte_mbuf *m;
 	uint32_t after;  /**< released after this many more frames; 0: by time */
@@ -76,6 +90,9 @@ struct hc_fault {
 	                           *   rules with start_ms stay inactive */
 	struct hc_fault_held held[HC_FAULT_DIR__MAX][HC_FAULT_HOLD];
 	uint32_t nheld[HC_FAULT_DIR__MAX];
+	/* mbufs the held frames keep (hc_frame_mbufs), for
+	 * hc_mbuf_stats_get on another thread */
+	uint32_t nheld_segs[HC_FAULT_DIR__MAX];
 	struct hc_fault_stats stats;
 };
 

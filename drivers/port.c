@@ -32,6 +32,8 @@ txq_put(struct hc_port *port, struct rte_mbuf *m)
 	}
 	port->txq[port->txq_len++] = m;
 	port->txq_bytes += m->pkt_len;
+	__atomic_store_n(&port->txq_segs, port->txq_segs + hc_frame_mbufs(m),
+			 __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -143,9 +145,14 @@ txq_flush(struct hc_port *port)
 	if (done > 0) {
 		/* Frames tx_burst accepted may be freed already: sum the
 		 * bytes of those left. */
+		uint32_t segs = 0;
+
 		port->txq_bytes = 0;
-		for (i = done; i < port->txq_len; i++)
+		for (i = done; i < port->txq_len; i++) {
 			port->txq_bytes += port->txq[i]->pkt_len;
+			segs += hc_frame_mbufs(port->txq[i]);
+		}
+		__atomic_store_n(&port->txq_segs, segs, __ATOMIC_RELAXED);
 		memmove(port->txq, &port->txq[done],
 			(port->txq_len - done) * sizeof(port->txq[0]));
 		port->txq_len -= done;
@@ -163,6 +170,7 @@ hc_port_close(struct hc_port *port)
 	for (i = 0; i < port->txq_len; i++)
 		rte_pktmbuf_free(port->txq[i]);
 	port->txq_len = 0;
+	port->txq_segs = 0;
 	for (i = 0; i < port->rxq_len; i++)
 		rte_pktmbuf_free(port->rxq[i]);
 	port->rxq_len = 0;

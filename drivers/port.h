@@ -85,6 +85,11 @@ struct hc_port {
 	uint16_t txq_len;
 	uint16_t rxq_len;
 	uint64_t txq_bytes;          /**< bytes of the frames in txq */
+	uint32_t txq_segs;           /**< mbufs the frames in txq keep
+	                              *   (hc_frame_mbufs: a retransmission by
+	                              *   clone is a chain of 2 and pins the
+	                              *   saved packet); read by
+	                              *   hc_mbuf_stats_get */
 	struct rte_mbuf *txq[HC_PORT_TXQ];
 	/** Frames the RX injector passed (duplicates, released frames) and
 	 *  hc_port_rx() did not hand out yet. */

@@ -1134,13 +1134,13 @@ hc_mbuf_stats_get(struct hc_ctx *ctx, uint32_t timeout_ms,
 		for (k = 0; k < ctx->nports; k++) {
 			const struct hc_port *p = ctx->ports[k];
 
-			s->held += __atomic_load_n(&p->txq_len,
+			s->held += __atomic_load_n(&p->txq_segs,
 						   __ATOMIC_RELAXED) +
 				   __atomic_load_n(&p->rxq_len,
 						   __ATOMIC_RELAXED) +
-				   __atomic_load_n(&p->fault.nheld[HC_FAULT_TX],
+				   __atomic_load_n(&p->fault.nheld_segs[HC_FAULT_TX],
 						   __ATOMIC_RELAXED) +
-				   __atomic_load_n(&p->fault.nheld[HC_FAULT_RX],
+				   __atomic_load_n(&p->fault.nheld_segs[HC_FAULT_RX],
 						   __ATOMIC_RELAXED);
 		}
 		s->in_use = mbufs_in_use(ctx, &s->pool_size);

@@ -960,7 +960,11 @@ struct hc_mbuf_stats {
 	                        *   refused (a link down), frames the
 	                        *   fault injector holds (delay, reorder) and
 	                        *   the transport's unused DATA mbufs of its
-	                        *   last bulk allocation (at most 31) */
+	                        *   last bulk allocation (at most 31); a
+	                        *   queued or held frame counts the mbufs it
+	                        *   keeps: its segments and, for a
+	                        *   retransmission by clone, the saved packet
+	                        *   it points at */
 	uint64_t pmd_tx_max;   /**< mbufs the PMDs may still hold after
 	                        *   sending them: net_virtio_user frees sent
 	                        *   mbufs only once its TX ring is nearly
