@@ -964,7 +964,8 @@ struct hc_mbuf_stats {
 	                        *   queued or held frame counts the mbufs it
 	                        *   keeps: its segments and, for a
 	                        *   retransmission by clone, the saved packet
-	                        *   it points at */
+	                        *   it points at (which the window may still
+	                        *   hold too: so held is an upper bound) */
 	uint64_t pmd_tx_max;   /**< mbufs the PMDs may still hold after
 	                        *   sending them: net_virtio_user frees sent
 	                        *   mbufs only once its TX ring is nearly
