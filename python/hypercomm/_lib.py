@@ -79,12 +79,24 @@ _STATS_FIELDS = [
     "hct_acks_tx", "hct_stray_rx", "hct_crc_rx"]
 
 
+# struct hc_stats after hct_credit_limited, in its order: the drop causes
+# (C38, stale runs, authenticated mode), then the per-packet CPU probe.
+# ctypes must mirror the whole struct: hc_stats_get writes all of it.
+_STATS_TAIL = [
+    "hct_other_job_rx", "hct_stale_rx", "hct_malformed_rx", "hct_misaddr_rx",
+    "net_ip_conflicts", "hct_bad_tag_rx", "hct_auth",
+    "cpu_tsc_hz", "cpu_read_cyc", "cpu_rx_cyc", "cpu_rx_payload_cyc",
+    "cpu_rx_polls", "cpu_tx_cyc", "cpu_tx_payload_cyc", "cpu_tx_polls",
+    "cpu_rx_skipped", "cpu_tx_skipped", "cpu_rx_port_cyc", "cpu_tx_port_cyc"]
+
+
 class Stats(ctypes.Structure):
     _fields_ = ([(f, c_uint64) for f in _STATS_FIELDS] +
                 [("hct_data_tx_class", c_uint64 * 4),
                  ("hct_bulk_forced", c_uint64),
                  ("hct_tx_ring_full", c_uint64),
-                 ("hct_credit_limited", c_uint64)])
+                 ("hct_credit_limited", c_uint64)] +
+                [(f, c_uint64) for f in _STATS_TAIL])
 
 
 INTERVAL_FIELDS = ["step_us", "comm_us", "wait_us", "compute_us",
