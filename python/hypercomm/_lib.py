@@ -81,7 +81,8 @@ _STATS_FIELDS = [
 
 # struct hc_stats after hct_credit_limited, in its order: the drop causes
 # (C38, stale runs, authenticated mode), then the per-packet CPU probe.
-# ctypes must mirror the whole struct: hc_stats_get writes all of it.
+# ctypes must mirror the whole struct: hc_stats_get writes all of it
+# (tests/python/check_abi.py compares sizes and offsets with the header).
 _STATS_TAIL = [
     "hct_other_job_rx", "hct_stale_rx", "hct_malformed_rx", "hct_misaddr_rx",
     "net_ip_conflicts", "hct_bad_tag_rx", "hct_auth",
