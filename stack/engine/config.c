@@ -75,15 +75,18 @@ hc_config_tables(unsigned int *n)
 
 static const char *const rank_keys[] = { "ip", "mac", "port", "group" };
 
-/* Line of `key` inside `[section]` of the file (or of the section header
- * when key is NULL), for error messages; 0 when not found. rte_cfgfile
- * keeps no line numbers, so the file is scanned again: it is small and
- * this runs only on errors. */
+/* Line of `key` inside a `[section]` of the file, or, when key is NULL,
+ * of the nth `[section]` header (1: the first); 0 when not found. For
+ * error messages: rte_cfgfile keeps no line numbers, so the file is
+ * scanned again (it is small, and this runs only on errors). The second
+ * header matters because rte_cfgfile keeps both sections and its look-ups
+ * see only the first: a second [rank.1] would be ignored without a word. */
 static int
-find_line(const char *path, const char *section, const char *key)
+find_line_nth(const char *path, const char *section, const char *key,
+	      int nth)
 {
 	char line[1024], want[160];
-	int lineno = 0, in_section = 0;
+	int lineno = 0, in_section = 0, seen = 0;
 	FILE *f = fopen(path, "r");
 
 	if (f == NULL)
@@ -98,7 +101,7 @@ find_line(const char *path, const char *section, const char *key)
 			p++;
 		if (*p == '[') {
 			in_section = strncmp(p, want, strlen(want)) == 0;
-			if (in_section && key == NULL)
+			if (in_section && key == NULL && ++seen == nth)
 				goto found;
 			continue;
 		}
@@ -115,30 +118,20 @@ found:
 	return lineno;
 }
 
+/* Line of `key` inside `[section]` (of the section header when key is
+ * NULL); 0 when not found. */
+static int
+find_line(const char *path, const char *section, const char *key)
+{
+	return find_line_nth(path, section, key, 1);
+}
+
 /* Line of the second "[section]" header of the file, 0 when there is
- * none. rte_cfgfile keeps both sections, and its look-ups see only the
- * first: a second [rank.1] would be ignored without a word. */
+ * none. */
 static int
 second_header_line(const char *path, const char *section)
 {
-	char line[1024], want[160];
-	int lineno = 0, seen = 0;
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return 0;
-	snprintf(want, sizeof(want), "[%s]", section);
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *p = line;
-
-		lineno++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (strncmp(p, want, strlen(want)) == 0 && ++seen == 2)
-			break;
-	}
-	fclose(f);
-	return seen == 2 ? lineno : 0;
+	return find_line_nth(path, section, NULL, 2);
 }
 
 /* Line of the key, else of its section (for a missing key). */

@@ -18,20 +18,11 @@
 #include "hct_hdr.h"
 #include "fuzz_sim.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The largest frame of the run's MTU (1500) and more: what does not fit
  * an mbuf is not delivered. */
 #define FRAME_MAX 2048
-
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	fs_init((*argv)[0]);
-	return 0;
-}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

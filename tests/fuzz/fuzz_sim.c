@@ -201,6 +201,14 @@ fs_init(const char *prog)
 	build();
 }
 
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	fs_init((*argv)[0]);
+	return 0;
+}
+
 struct hc_simrun *
 fs_run(void)
 {

@@ -41,6 +41,10 @@ struct hc_simrun;
 /** Start the EAL and build the state; exits on failure (printed). */
 void fs_init(const char *prog);
 
+/** libFuzzer's start-up hook, defined once here for every harness that
+ *  links this library: fs_init(argv[0]). @return 0. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
 /** The live run (rebuilt by fs_after_input). */
 struct hc_simrun *fs_run(void);
 
