@@ -52,6 +52,9 @@ int verdict(const char *name, int ok, const char *why);
  * @return ok.
  */
 int local_verdict(const char *name, int ok, const char *why);
+/** v summed over the ranks of comm (a uint64 SUM all-reduce); exits 2,
+ *  saying so, if the all-reduce fails. */
+uint64_t sum_ranks(uint64_t v);
 /** The integer value of environment variable name, or -1 when unset. */
 int env_int(const char *name);
 

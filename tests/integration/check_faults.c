@@ -449,17 +449,6 @@ suite_fault(void)
 		"no retransmission");
 }
 
-/* Sum of a counter over the ranks. */
-static uint64_t
-sum_ranks(uint64_t v)
-{
-	if (hc_allreduce(comm, &v, &v, 1, HC_DTYPE_UINT64, HC_OP_SUM) != 0) {
-		fprintf(stderr, "rank %d: sum all-reduce failed\n", rank);
-		exit(2);
-	}
-	return v;
-}
-
 /* This rank's count of fault k over both directions and every class. */
 static uint64_t
 fault_count(enum hc_fault_kind k)

@@ -52,17 +52,6 @@ pools_check(const char *tag, int local)
 	return local ? local_verdict(name, ok, why) : verdict(name, ok, why);
 }
 
-/* Sum of a counter over the ranks. */
-static uint64_t
-total(uint64_t v)
-{
-	if (hc_allreduce(comm, &v, &v, 1, HC_DTYPE_UINT64, HC_OP_SUM) != 0) {
-		fprintf(stderr, "rank %d: sum all-reduce failed\n", rank);
-		exit(2);
-	}
-	return v;
-}
-
 /* DATA packets and payload bytes this rank sent to every peer so far. */
 static void
 sent(uint64_t *pkts, uint64_t *bytes)
@@ -113,8 +102,8 @@ suite_c26(void)
 			     sizeof(why));
 	verdict("C26 all-reduce int32 sum of 16 MiB exact", ok, why);
 	sent(&p1, &b1);
-	p1 = total(p1 - p0);
-	b1 = total(b1 - b0);
+	p1 = sum_ranks(p1 - p0);
+	b1 = sum_ranks(b1 - b0);
 	avg = p1 > 0 ? (double)b1 / p1 : 0;
 	snprintf(why, sizeof(why), "%" PRIu64 " DATA packets, %.0f payload "
 		 "bytes each on average, want > %d", p1, avg, want);
@@ -165,7 +154,7 @@ suite_c27(void)
 	verdict("C27 64 all-reduces in flight exact", rc == 0 && wrong == 0,
 		why);
 	hc_stats_get(ctx, &s);
-	drops = total(s.port_tx_drops);
+	drops = sum_ranks(s.port_tx_drops);
 	snprintf(why, sizeof(why), "%" PRIu64 " frames dropped by full TX "
 		 "queues, %" PRIu64 " sent by this rank", drops, s.port_tx_pkts);
 	if (rank == 0)
@@ -332,7 +321,7 @@ suite_c30(void)
 	/* The leak check: agreed when the communicator still works (no
 	 * rank leaves while another's last packets to it are unacked),
 	 * else per rank. */
-	if (other == 0 && total(other != 0) == 0)
+	if (other == 0 && sum_ranks(other != 0) == 0)
 		pools_check("c30", 0);
 	else
 		pools_check("c30", 1);
@@ -365,7 +354,7 @@ suite_c33(void)
 			}
 			/* Every rank agrees before a FAIL line is printed
 			 * (verdict is collective). */
-			if (total(!ok) != 0) {
+			if (sum_ranks(!ok) != 0) {
 				snprintf(name, sizeof(name), "C33 all-reduce "
 					 "float32 of %" PRIu64 " elements", c);
 				verdict(name, ok, why);

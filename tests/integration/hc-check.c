@@ -196,6 +196,17 @@ verdict(const char *name, int ok, const char *why)
 	return bad == 0;
 }
 
+/* Sum of a counter over the ranks (check.h). */
+uint64_t
+sum_ranks(uint64_t v)
+{
+	if (hc_allreduce(comm, &v, &v, 1, HC_DTYPE_UINT64, HC_OP_SUM) != 0) {
+		fprintf(stderr, "rank %d: sum all-reduce failed\n", rank);
+		exit(2);
+	}
+	return v;
+}
+
 /* Per-rank verdict, for suites after which the communicator is broken
  * (no all-reduce to agree with): each rank prints its own line. */
 int

@@ -461,9 +461,11 @@ run_one(struct hc_simrun *run, const struct one *o)
  * in groups of g ranks (rank r in group r / g; 0: one group of all, as
  * hc_config_defaults), star at 100 Gbit/s and 1 us, 1 MiB queues; a
  * two-tier network with leaves of g hosts when 1 < g < n divides n;
- * [net] mtu mtu (0: the default, 1500). */
+ * [net] mtu mtu (0: the default, 1500); [coll] precision prec (negative:
+ * the default, fp32). */
 static struct hc_simrun *
-world_mtu(uint32_t n, enum hc_algo_id algo, uint32_t g, uint32_t mtu)
+world_conf(uint32_t n, enum hc_algo_id algo, uint32_t g, uint32_t mtu,
+	   int prec)
 {
 	struct hc_sim_link_conf link = { .rate_gbps = 100, .prop_ns = 1000,
 					 .queue_bytes = 1 << 20 };
@@ -487,6 +489,8 @@ world_mtu(uint32_t n, enum hc_algo_id algo, uint32_t g, uint32_t mtu)
 	cfg.coll.algo = algo;
 	if (mtu != 0)
 		cfg.port.mtu = mtu;
+	if (prec >= 0)
+		cfg.coll.precision = (enum hc_precision)prec;
 	for (r = 0; g != 0 && r < n; r++)
 		cfg.ranks[r].group = r / g;
 	rc.cfg = &cfg;
@@ -494,6 +498,13 @@ world_mtu(uint32_t n, enum hc_algo_id algo, uint32_t g, uint32_t mtu)
 	hc_config_free(&cfg);
 	CU_ASSERT_FATAL(e == 0);
 	return run;
+}
+
+/* world_conf at the default precision. */
+static inline struct hc_simrun *
+world_mtu(uint32_t n, enum hc_algo_id algo, uint32_t g, uint32_t mtu)
+{
+	return world_conf(n, algo, g, mtu, -1);
 }
 
 /* world_mtu at the default MTU. */

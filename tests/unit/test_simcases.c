@@ -204,26 +204,7 @@ test_c12(void)
 static struct hc_simrun *
 world_prec(uint32_t n, enum hc_algo_id algo, enum hc_precision prec)
 {
-	struct hc_sim_link_conf link = { .rate_gbps = 100, .prop_ns = 1000,
-					 .queue_bytes = 1 << 20 };
-	struct hc_simrun_conf rc = {
-		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = n,
-			 .host_link = link },
-		.seed = 1,
-	};
-	struct hc_simrun *run = NULL;
-	struct hc_config cfg;
-	int e;
-
-	CU_ASSERT_FATAL(hc_config_defaults(&cfg, n) == 0);
-	cfg.port.pool_mbufs = HC_SIMRUN_POOL_MBUFS;
-	cfg.coll.algo = algo;
-	cfg.coll.precision = prec;
-	rc.cfg = &cfg;
-	e = hc_simrun_create(&rc, &run);
-	hc_config_free(&cfg);
-	CU_ASSERT_FATAL(e == 0);
-	return run;
+	return world_conf(n, algo, 0, 0, (int)prec);
 }
 
 /* Payload bytes every rank of run sent so far, all flows. */
