@@ -49,6 +49,24 @@ boot_suite_init(void)
 	return 0;
 }
 
+/* hc_boot_identity(p, no file world size) succeeds with this rank, world
+ * size and local rank, and, where not NULL, names these sources. */
+static void
+expect_id(const struct hc_init_params *p, int rank, int world, int local,
+	  const char *rank_src, const char *world_src)
+{
+	struct hc_boot_id id;
+
+	CU_ASSERT_EQUAL_FATAL(hc_boot_identity(p, 0, &id), 0);
+	CU_ASSERT_EQUAL(id.rank, rank);
+	CU_ASSERT_EQUAL(id.world_size, world);
+	CU_ASSERT_EQUAL(id.local_rank, local);
+	if (rank_src != NULL)
+		CU_ASSERT_STRING_EQUAL(id.rank_src, rank_src);
+	if (world_src != NULL)
+		CU_ASSERT_STRING_EQUAL(id.world_src, world_src);
+}
+
 static void
 test_identity_precedence(void)
 {
@@ -59,49 +77,29 @@ test_identity_precedence(void)
 	/* PMI only; its local rank is MPICH's MPI_LOCALRANKID */
 	setenv("PMI_RANK", "5", 1);
 	setenv("PMI_SIZE", "8", 1);
-	CU_ASSERT_EQUAL(hc_boot_identity(&p, 0, &id), 0);
-	CU_ASSERT_EQUAL(id.rank, 5);
-	CU_ASSERT_EQUAL(id.world_size, 8);
-	CU_ASSERT_EQUAL(id.local_rank, -1);
+	expect_id(&p, 5, 8, -1, NULL, NULL);
 	setenv("MPI_LOCALRANKID", "1", 1);
 	/* Open MPI over PMI */
 	setenv("OMPI_COMM_WORLD_RANK", "4", 1);
 	setenv("OMPI_COMM_WORLD_SIZE", "7", 1);
 	setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
-	CU_ASSERT_EQUAL(hc_boot_identity(&p, 0, &id), 0);
-	CU_ASSERT_EQUAL(id.rank, 4);
-	CU_ASSERT_EQUAL(id.world_size, 7);
-	CU_ASSERT_EQUAL(id.local_rank, 0);
-	CU_ASSERT_STRING_EQUAL(id.rank_src, "OMPI_COMM_WORLD_RANK");
+	expect_id(&p, 4, 7, 0, "OMPI_COMM_WORLD_RANK", NULL);
 	/* Slurm over Open MPI */
 	setenv("SLURM_PROCID", "3", 1);
 	setenv("SLURM_NTASKS", "6", 1);
 	setenv("SLURM_LOCALID", "2", 1);
-	CU_ASSERT_EQUAL(hc_boot_identity(&p, 0, &id), 0);
-	CU_ASSERT_EQUAL(id.rank, 3);
-	CU_ASSERT_EQUAL(id.world_size, 6);
-	CU_ASSERT_EQUAL(id.local_rank, 2);
+	expect_id(&p, 3, 6, 2, NULL, NULL);
 	/* torchrun over Slurm */
 	setenv("RANK", "2", 1);
 	setenv("WORLD_SIZE", "5", 1);
 	setenv("LOCAL_RANK", "1", 1);
-	CU_ASSERT_EQUAL(hc_boot_identity(&p, 0, &id), 0);
-	CU_ASSERT_EQUAL(id.rank, 2);
-	CU_ASSERT_EQUAL(id.world_size, 5);
-	CU_ASSERT_EQUAL(id.local_rank, 1);
-	CU_ASSERT_STRING_EQUAL(id.world_src, "WORLD_SIZE");
+	expect_id(&p, 2, 5, 1, NULL, "WORLD_SIZE");
 	/* HC_* over torchrun, item by item: HC_WORLD_SIZE alone */
 	setenv("HC_WORLD_SIZE", "9", 1);
-	CU_ASSERT_EQUAL(hc_boot_identity(&p, 0, &id), 0);
-	CU_ASSERT_EQUAL(id.rank, 2);
-	CU_ASSERT_EQUAL(id.world_size, 9);
-	CU_ASSERT_EQUAL(id.local_rank, 1);
+	expect_id(&p, 2, 9, 1, NULL, NULL);
 	setenv("HC_RANK", "1", 1);
 	setenv("HC_LOCAL_RANK", "0", 1);
-	CU_ASSERT_EQUAL(hc_boot_identity(&p, 0, &id), 0);
-	CU_ASSERT_EQUAL(id.rank, 1);
-	CU_ASSERT_EQUAL(id.local_rank, 0);
-	CU_ASSERT_STRING_EQUAL(id.rank_src, "HC_RANK");
+	expect_id(&p, 1, 9, 0, "HC_RANK", "HC_WORLD_SIZE");
 	/* the file's [job] world_size over every variable */
 	CU_ASSERT_EQUAL(hc_boot_identity(&p, 12, &id), 0);
 	CU_ASSERT_EQUAL(id.world_size, 12);
