@@ -34,6 +34,7 @@ rank of --config answers a ping, i.e. its stack is up.
 import argparse
 import os
 import random
+import signal
 import socket
 import struct
 import subprocess
@@ -224,10 +225,19 @@ def do_garbage(a):
     if not kinds or any(k not in KINDS for k in kinds):
         sys.exit("hct_inject: --kinds: a subset of " + ",".join(KINDS))
     sent = [dict.fromkeys(KINDS, 0) for _ in ranks]
+    # hc-launch ends its sidecar with SIGTERM when the ranks are done,
+    # which may come before --seconds are over (slow start-up on a loaded
+    # host): stop sending then and still print what was sent, or the
+    # caller has counters and nothing to compare them with. A flag, not
+    # an exception, so that a frame sent is always a frame counted.
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     t0 = time.monotonic()
     total = 0
     try:
         for i in paced(a.rate, a.seconds, a.max):
+            if stop:
+                break
             kind = kinds[i % len(kinds)]
             r = (i // len(kinds)) % n
             if v.send(garbage_frame(kind, job, r, n, ranks, rnd)):
