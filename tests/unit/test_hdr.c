@@ -327,13 +327,14 @@ test_crc_reference(void)
 
 /* hct_crc_copy_seal() against memcpy() + hct_crc_seal() and against the
  * bitwise CRC32C of the packet with its crc field 0, for every payload
- * length 0..80 (the 8-byte loop and the tail) and a full MSS, from an
+ * length 0..80 (the 8-byte loop and the tail), a full MSS at MTU 1500,
+ * lengths between (three chains) and a full MSS at MTU 9000, from an
  * odd source address into an odd packet address. */
 static void
 test_crc_copy_seal(void)
 {
-	static uint8_t src[1500 + 1], a[HCT_HDR_LEN + 1500 + 1],
-		b[HCT_HDR_LEN + 1500 + 1];
+	static uint8_t src[9000 + 1], a[HCT_HDR_LEN + 9000 + 1],
+		b[HCT_HDR_LEN + 9000 + 1];
 	uint8_t *pa = a + 1, zero[4] = { 0 };
 	struct hct_pkt p;
 	uint32_t len, i, c;
@@ -343,7 +344,9 @@ test_crc_copy_seal(void)
 	memset(&p, 0, sizeof(p));
 	p.type = HCT_TYPE_DATA;
 	p.psn = 0x01020304;
-	for (len = 0; len <= 1432; len = len < 80 ? len + 1 : 1432) {
+	for (len = 0; len <= 8856;
+	     len = len < 80 ? len + 1 : len < 1432 ? 1432 :
+	     len < 8856 ? len * 2 + 1 : 8856) {
 		p.length = len;
 		memset(a, 0xee, sizeof(a));
 		hct_hdr_encode(&p, pa);
@@ -365,12 +368,59 @@ test_crc_copy_seal(void)
 		/* One flipped bit, in the payload (in the header when none). */
 		pa[len != 0 ? HCT_HDR_LEN + len / 2 : 30] ^= 0x10;
 		CU_ASSERT_FALSE(hct_crc_ok(pa, HCT_HDR_LEN + len));
-		if (len == 1432)
+		if (len == 8856)
 			break;
 	}
 }
 
+/* hct_crc32c() (three chains from 384 bytes on) against the bitwise
+ * reference for every length 0..1100 and lengths around MSS and MTU
+ * sizes up to 9016, from 8 start alignments and 3 start registers; one
+ * flipped bit in any third changes it. */
+static void
+test_crc32c_lengths(void)
+{
+	static uint8_t buf[9100];
+	static const uint32_t big[] = { 1431, 1432, 1433, 1472, 2047, 2048,
+					 4095, 4096, 8855, 8856, 8857, 8999,
+					 9000, 9016 };
+	static const uint32_t init[] = { 0xffffffffu, 0, 0x12345678u };
+	uint32_t len, i, j, a, r, bad = 0, nbig = 0;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 131 + (i >> 7) * 17 + 5);
+	for (len = 0; len <= 1100 + RTE_DIM(big); len++) {
+		uint32_t l = len <= 1100 ? len : big[len - 1101];
+
+		for (a = 0; a < 8; a++)
+			for (j = 0; j < RTE_DIM(init); j++) {
+				r = crc32c_ref(buf + a, l, init[j]);
+				if (hct_crc32c(buf + a, l, init[j]) != r)
+					bad++;
+				if (l >= 8856)
+					nbig++;
+			}
+		if (l >= 3) {
+			for (i = 0; i < 3; i++) {
+				uint32_t at = l / 3 * i + l / 7;
+
+				r = hct_crc32c(buf, l, 0xffffffffu);
+				buf[at] ^= 0x01;
+				if (hct_crc32c(buf, l, 0xffffffffu) == r ||
+				    hct_crc32c(buf, l, 0xffffffffu) !=
+				    crc32c_ref(buf, l, 0xffffffffu))
+					bad++;
+				buf[at] ^= 0x01;
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_TRUE(nbig > 0);
+}
+
 static const CU_TestInfo hdr_tests[] = {
+	{ "CRC32C three chains = bitwise reference, lengths 0..9016",
+	  test_crc32c_lengths },
 	{ "CRC32C reference: check value of 123456789", test_crc_reference },
 	{ "CRC32C computed while copying = copy, then seal",
 	  test_crc_copy_seal },
