@@ -4,8 +4,10 @@
  * link. Follows examples/l2fwd for pool sizing and link wait.
  */
 #include <net/if.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -280,6 +282,42 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 	return 0;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* Populate the page tables of this process's net_memif shared regions
+ * (DPDK 22.11 names their memfds "memif_region_<i>"; both ends map them
+ * by the time the link is up). Otherwise every ring slot's page faults on
+ * its first use, at each end: measured over memif with 2 ranks, about 6
+ * minor faults per 8-byte all-reduce for the first ~225 of them (until
+ * the 1024-slot rings had wrapped once), which doubled their latency
+ * (40 vs 20 us at load 16; 25 vs 6 us on a quiet host). MADV_POPULATE_WRITE
+ * faults the pages in writable without touching their bytes, so it is
+ * safe on rings the peer already uses; on a kernel without it the pages
+ * fault on use, as before. Regions already populated (another port's)
+ * cost only a page-table walk. */
+static void
+memif_prefault(const struct hc_port *port)
+{
+	char line[512];
+	unsigned long a, b, bytes = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strstr(line, "/memfd:memif_region_") == NULL ||
+		    sscanf(line, "%lx-%lx", &a, &b) != 2 || b <= a)
+			continue;
+		if (madvise((void *)a, b - a, MADV_POPULATE_WRITE) == 0)
+			bytes += b - a;
+	}
+	fclose(f);
+	HC_LOG(DEBUG, DRIVER, "%s: %lu bytes of memif regions prefaulted",
+	       port->name, bytes);
+}
+
 int
 hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		  const struct hc_port_conf *conf)
@@ -330,6 +368,8 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		HC_LOG(ERR, DRIVER, "port '%s': no memif peer on this socket "
 		       "and id: its peer did not start, or another process "
 		       "holds the same socket and id", devargs);
+	if (rc == 0 && strncmp(port->name, "net_memif", 9) == 0)
+		memif_prefault(port);
 	if (rc == 0) {
 		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
 		       ", checksum offload tx ip %d udp %d rx %d, tx chains %d",
