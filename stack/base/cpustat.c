@@ -2,7 +2,9 @@
 #include "cpustat.h"
 
 int hc_cpustat_on;
-__thread uint64_t hc_cpustat_payload_cyc;
+uint64_t hc_cpustat_read_cyc;
+HC_CPUSTAT_TLS uint64_t hc_cpustat_payload_cyc;
+HC_CPUSTAT_TLS uint64_t hc_cpustat_port_cyc;
 
 uint64_t
 hc_cpustat_enable(int on)
@@ -22,5 +24,6 @@ hc_cpustat_enable(int on)
 		if ((t1 - t0) / 64 < best)
 			best = (t1 - t0) / 64;
 	}
+	hc_cpustat_read_cyc = best;
 	return best;
 }

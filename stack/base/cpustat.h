@@ -25,8 +25,17 @@
 
 /** 1 while the probe is on (process-wide). */
 extern int hc_cpustat_on;
+/** The cost of one TSC read in TSC cycles (hc_cpustat_enable()). */
+extern uint64_t hc_cpustat_read_cyc;
+/* initial-exec: a plain %fs-relative access; the default model of a
+ * shared library (global-dynamic) calls __tls_get_addr on every access,
+ * 0.6 % of a memif run's samples (perf), most of it in idle polls. */
+#define HC_CPUSTAT_TLS __thread __attribute__((tls_model("initial-exec")))
 /** TSC cycles of payload work on this thread, ever. */
-extern __thread uint64_t hc_cpustat_payload_cyc;
+extern HC_CPUSTAT_TLS uint64_t hc_cpustat_payload_cyc;
+/** TSC cycles of PMD TX bursts handed out from inside the stack's TX
+ *  path on this thread, ever (hc_cpustat_port_end()). */
+extern HC_CPUSTAT_TLS uint64_t hc_cpustat_port_cyc;
 
 /** Start of a payload section: returns the TSC, or 0 when off. */
 static inline uint64_t
@@ -41,6 +50,25 @@ hc_cpustat_end(uint64_t t0)
 {
 	if (unlikely(hc_cpustat_on))
 		hc_cpustat_payload_cyc += rte_rdtsc() - t0;
+}
+
+/** Start of a PMD burst made inside a poll section (the transport's
+ *  flush when the port holds tx_ring_max_bytes): TSC, or 0 when off. */
+static inline uint64_t
+hc_cpustat_port_begin(void)
+{
+	return unlikely(hc_cpustat_on) ? rte_rdtsc() : 0;
+}
+
+/** End of the PMD burst begun at t0. One TSC read's cost is added: of
+ *  the pair's two reads about one falls outside [t0, now], in the
+ *  section around it, and is the probe's, not the stack's (hc-perf
+ *  subtracts one read per payload pair for the same reason). */
+static inline void
+hc_cpustat_port_end(uint64_t t0)
+{
+	if (unlikely(hc_cpustat_on))
+		hc_cpustat_port_cyc += rte_rdtsc() - t0 + hc_cpustat_read_cyc;
 }
 
 /** Turn the probe on or off; on: measures the cost of one TSC read,

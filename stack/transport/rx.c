@@ -84,6 +84,49 @@ delivered(struct hct *t, struct hct_flow *f, uint32_t psn,
 	release(f, s);
 }
 
+/* The SACK bits of p (bit i: PSN ack_psn + 1 + i received), a word at
+ * a time: only the set bits within [snd_una, snd_nxt) are visited, in
+ * PSN order, so an ACK without SACK bits (no loss, the common case)
+ * costs nothing here. Bit by bit over every PSN in flight it cost a slot
+ * read per packet in flight on every ACK (each DATA packet carries one).
+ * SACK bits of an ACK older than snd_una describe PSNs whose slots now
+ * hold newer packets still in flight: they are masked off. Needs
+ * ack_psn < snd_nxt. Returns the packets newly SACKed. */
+static uint32_t
+sack_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
+	   uint64_t now, int *sacked_any)
+{
+	uint32_t base = p->ack_psn + 1, lo, hi, w, n = 0;
+
+	lo = hct_psn_lt(p->ack_psn, f->snd_una) ? f->snd_una - base : 0;
+	hi = RTE_MIN(f->snd_nxt - base, (uint32_t)HCT_SACK_BITS);
+	for (w = 0; w < HCT_SACK_BITS / 64; w++) {
+		uint32_t b0 = w * 64;
+		uint64_t bits = p->sack[w];
+
+		if (lo > b0)
+			bits &= lo - b0 >= 64 ? 0 : ~0ULL << (lo - b0);
+		if (hi < b0 + 64)
+			bits &= hi <= b0 ? 0 : (1ULL << (hi - b0)) - 1;
+		while (bits != 0) {
+			uint32_t psn = base + b0 + (uint32_t)__builtin_ctzll(bits);
+			struct hct_slot *s = &f->slots[psn & t->mask];
+
+			bits &= bits - 1;
+			if (s->sacked)
+				continue;
+			s->sacked = 1;
+			f->n_sacked++;
+			if (hct_psn_lt(f->sack_end, psn + 1))
+				f->sack_end = psn + 1;
+			delivered(t, f, psn, p, now);
+			n++;
+			*sacked_any = 1;
+		}
+	}
+	return n;
+}
+
 void
 hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	   uint64_t now)
@@ -150,22 +193,8 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 		f->rto_deadline_ns = f->snd_una == f->snd_nxt ? 0
 							     : now + f->rto_ns;
 	}
-	/* SACK bits of an ACK older than snd_una describe PSNs whose slots
-	 * now hold newer packets still in flight: start at snd_una. */
-	for (psn = hct_psn_lt(ack, f->snd_una) ? f->snd_una : ack + 1;
-	     hct_psn_lt(psn, f->snd_nxt) && psn - ack <= HCT_SACK_BITS; psn++) {
-		struct hct_slot *s = &f->slots[psn & t->mask];
-
-		if (!s->sacked && hct_sack_has(p->sack, ack, psn)) {
-			s->sacked = 1;
-			f->n_sacked++;
-			if (hct_psn_lt(f->sack_end, psn + 1))
-				f->sack_end = psn + 1;
-			delivered(t, f, psn, p, now);
-			num_acked++;
-			sacked_any = 1;
-		}
-	}
+	if (hct_psn_lt(ack, f->snd_nxt) && (p->sack[0] | p->sack[1]) != 0)
+		num_acked += sack_input(t, f, p, now, &sacked_any);
 	hct_cc_on_ack(t, f, p, num_acked, now);
 	if (sacked_any) {
 		/* The peer is receiving: only silence spends the budget. */

@@ -30,6 +30,7 @@
 #include <rte_common.h>
 
 #include "hypercomm.h"
+#include "cpustat.h"
 #include "hct.h"
 #include "hct_internal.h"
 
@@ -125,7 +126,10 @@ ring_full(struct hct *t)
 		return 0;
 	b = hc_port_tx_pending_bytes(port);
 	if (b >= max && port->txq_len > 0) {
+		uint64_t c0 = hc_cpustat_port_begin(); /* the PMD's TX burst */
+
 		hc_port_flush(port);
+		hc_cpustat_port_end(c0);
 		b = hc_port_tx_pending_bytes(port);
 	}
 	return b >= max;
