@@ -52,15 +52,9 @@ hc_cpustat_end(uint64_t t0)
 		hc_cpustat_payload_cyc += rte_rdtsc() - t0;
 }
 
-/** Start of a PMD burst made inside a poll section (the transport's
- *  flush when the port holds tx_ring_max_bytes): TSC, or 0 when off. */
-static inline uint64_t
-hc_cpustat_port_begin(void)
-{
-	return unlikely(hc_cpustat_on) ? rte_rdtsc() : 0;
-}
-
-/** End of the PMD burst begun at t0. One TSC read's cost is added: of
+/** End of a PMD burst made inside a poll section (the transport's
+ *  flush when the port holds tx_ring_max_bytes), begun at t0 by
+ *  hc_cpustat_begin(). One TSC read's cost is added: of
  *  the pair's two reads about one falls outside [t0, now], in the
  *  section around it, and is the probe's, not the stack's (hc-perf
  *  subtracts one read per payload pair for the same reason). */

@@ -126,7 +126,7 @@ ring_full(struct hct *t)
 		return 0;
 	b = hc_port_tx_pending_bytes(port);
 	if (b >= max && port->txq_len > 0) {
-		uint64_t c0 = hc_cpustat_port_begin(); /* the PMD's TX burst */
+		uint64_t c0 = hc_cpustat_begin(); /* the PMD's TX burst */
 
 		hc_port_flush(port);
 		hc_cpustat_port_end(c0);
