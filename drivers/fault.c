@@ -86,6 +86,20 @@ hc_fault_set(struct hc_fault *f, enum hc_fault_dir dir,
 	update_active(f);
 }
 
+bool
+hc_fault_alters_bytes(const struct hc_fault *f, enum hc_fault_dir dir)
+{
+	unsigned int c;
+
+	if (!f->active[dir])
+		return false;
+	for (c = 0; c < HC_FAULT_CLASS__MAX; c++)
+		if (f->rule[dir][c].p[HC_FAULT_CORRUPT] > 0 ||
+		    f->rule[dir][c].p[HC_FAULT_TRUNCATE] > 0)
+			return true;
+	return false;
+}
+
 void
 hc_fault_set_epoch(struct hc_fault *f, uint64_t now_ns)
 {

@@ -140,6 +140,15 @@ int hc_fault_parse(struct hc_fault *f, const char *rules, char *err,
 void hc_fault_set(struct hc_fault *f, enum hc_fault_dir dir,
 		  enum hc_fault_class cls, enum hc_fault_kind k, double p);
 
+/**
+ * Whether the injector may change the bytes of a frame of direction dir:
+ * a corrupt or truncate probability above 0 for any class, whatever the
+ * rule's start_ms (a rule active later counts now). What the transport's
+ * CRC coverage on shared-memory links asks (hct_hdr.h, "CRC coverage"):
+ * such a link corrupts nothing by itself, this injector can.
+ */
+bool hc_fault_alters_bytes(const struct hc_fault *f, enum hc_fault_dir dir);
+
 /** Rules with start_ms count from now_ns (the end of set-up). */
 void hc_fault_set_epoch(struct hc_fault *f, uint64_t now_ns);
 

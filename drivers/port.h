@@ -66,6 +66,13 @@ struct hc_port {
 	bool tx_multi_seg;           /**< the backend takes chained mbufs
 	                              *   (a header mbuf + a clone of the
 	                              *   payload: retransmission by clone) */
+	bool shm;                    /**< a shared-memory link between two
+	                              *   processes of this host (net_memif):
+	                              *   frames are copied by the CPU from
+	                              *   one process's memory into the
+	                              *   other's, no wire, NIC, switch or
+	                              *   kernel on the way (hct_hdr.h, "CRC
+	                              *   coverage") */
 	uint16_t port_id;            /**< DPDK backend: ethdev port */
 	bool close_after_peer;       /**< DPDK backend: a memif server, which
 	                              *   closes only once its client has
@@ -195,6 +202,19 @@ static inline uint64_t
 hc_port_tx_pending_bytes(const struct hc_port *port)
 {
 	return port->txq_bytes + hc_port_tx_queued_bytes(port);
+}
+
+/**
+ * 1 when frames of direction dir on port can change only where the
+ * program itself changes memory: a shared-memory backend (port->shm) and
+ * a fault injector that neither corrupts nor truncates that direction
+ * (hc_fault_alters_bytes()). The injector's rules are those set when the
+ * caller asks (the stack asks at hct_init, after [fault] set them).
+ */
+static inline bool
+hc_port_bytes_trusted(const struct hc_port *port, enum hc_fault_dir dir)
+{
+	return port->shm && !hc_fault_alters_bytes(&port->fault, dir);
 }
 
 /** A fresh mbuf from the port's pool, or NULL. */

@@ -240,6 +240,9 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 	port->tx_udp_cksum = ec.txmode.offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 	port->rx_cksum = ec.rxmode.offloads != 0;
 	port->tx_multi_seg = ec.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	/* net_memif: rings in memory shared by the two processes, frames
+	 * copied in and out by the CPU (port.h shm). */
+	port->shm = memif;
 
 	rc = rte_eth_dev_configure(id, 1, 1, &ec);
 	if (rc == 0)

@@ -285,7 +285,8 @@ print_cpu(struct hc_comm *comm, const struct hc_stats *a,
 	ns = 1e9 / (double)b->cpu_tsc_hz;
 	printf("# cpu: TX %.0f ns/DATA packet, RX %.0f ns/DATA packet, "
 	       "payload and PMD excluded (apart, ns/DATA packet: TX copy+CRC32C "
-	       "%.0f, RX CRC32C+reduce/copy %.0f, PMD tx %.0f rx %.0f); "
+	       "%.0f, RX CRC32C+reduce/copy %.0f, PMD tx %.0f rx %.0f; the "
+	       "CRC32C of the header only on shm links); "
 	       "%.0f and %.0f DATA packets, %d ranks' sums; TSC reads around the engine poll's RX and TX sections "
 	       "(those with work) and the payload work, the probe's own reads "
 	       "(%.0f ns each) subtracted, %.0f sections over 1 ms "
@@ -307,23 +308,25 @@ print_transport(struct hc_ctx *ctx, struct hc_comm *comm,
 		const struct hc_stats *a, const struct hc_stats *b)
 {
 	struct hc_flow_stats fs;
-	double v[5] = { 0 };
+	double v[6] = { 0 };
 	int n = hc_comm_size(comm), r = hc_comm_rank(comm), q, rc;
 
 	v[0] = (double)(b->hct_rtos - a->hct_rtos);
 	v[1] = (double)(b->hct_retransmits - a->hct_retransmits);
 	v[2] = (double)(b->hct_data_tx - a->hct_data_tx);
+	v[5] = (double)(b->hct_data_tx_hdr_crc - a->hct_data_tx_hdr_crc);
 	for (q = 0; q < n; q++)
 		if (q != r && hc_flow_stats_get(ctx, (uint32_t)q, &fs) == 0) {
 			v[3] += (double)fs.rtos_spurious;
 			v[4] += (double)fs.rtos_deferred;
 		}
-	rc = hc_allreduce(comm, v, v, 5, HC_DTYPE_FLOAT64, HC_OP_SUM);
+	rc = hc_allreduce(comm, v, v, 6, HC_DTYPE_FLOAT64, HC_OP_SUM);
 	if (rc == 0 && r == 0)
 		printf("# transport: %.0f RTOs (since hc_init %.0f spurious, "
-		       "%.0f deferred), %.0f DATA retransmitted, %.0f DATA sent, "
-		       "%d ranks' sums over the sweep\n", v[0], v[3], v[4], v[1],
-		       v[2], n);
+		       "%.0f deferred), %.0f DATA retransmitted, %.0f DATA sent "
+		       "(%.0f with a header-only CRC: shm links), %d ranks' sums "
+		       "over the sweep\n", v[0], v[3], v[4], v[1], v[2], v[5],
+		       n);
 	return rc;
 }
 

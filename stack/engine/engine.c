@@ -1077,6 +1077,8 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 		s->hct_dup_rx += f->dup_rx;
 		s->hct_acks_tx += f->acks_tx;
 		s->hct_credit_limited += f->credit_limited;
+		s->hct_data_tx_hdr_crc += f->data_tx_hdr_cov;
+		s->hct_data_rx_hdr_crc += f->data_rx_hdr_cov;
 		for (d = 0; d < HCT_CLASS__MAX; d++)
 			s->hct_data_tx_class[d] += f->data_tx_cls[d];
 	}

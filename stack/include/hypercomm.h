@@ -662,6 +662,15 @@ struct hc_stats {
 	                             *   port, not of the stack */
 	uint64_t cpu_tx_port_cyc;   /**< of cpu_tx_cyc, TSC cycles in the
 	                             *   PMD's transmit (port flush) */
+	uint64_t hct_data_tx_hdr_crc; /**< of hct_data_tx, DATA packets whose
+	                               *   CRC32C covers the header only: to a
+	                               *   peer over a shared-memory link both
+	                               *   ends trust ([transport] shm_crc,
+	                               *   README "Integrity") */
+	uint64_t hct_data_rx_hdr_crc; /**< of hct_data_rx, such packets
+	                               *   received (a header-only packet from
+	                               *   a peer this rank did not accept it
+	                               *   from counts in hct_crc_rx) */
 };
 
 /**

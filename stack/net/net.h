@@ -211,6 +211,27 @@ hc_net_route_get(const struct hc_net *net, uint32_t dst,
 	return tmp;
 }
 
+/**
+ * 1 when the route of dst (host order) leaves by a port whose frames of
+ * direction dir only the program itself can change: a shared-memory
+ * link without a corrupting or truncating fault injector on dir
+ * (hc_port_bytes_trusted()). For the transport's CRC coverage (hct_hdr.h,
+ * "CRC coverage"): with HC_FAULT_TX, what this rank sends to dst; with
+ * HC_FAULT_RX, what it receives from dst, which arrives on the same port
+ * (a memif link is point to point, and the routes of a mesh name it at
+ * both ends).
+ */
+static inline int
+hc_net_route_trusted(const struct hc_net *net, uint32_t dst,
+		     enum hc_fault_dir dir)
+{
+	struct hc_net_route tmp;
+	const struct hc_net_route *r = hc_net_route_get(net, dst, &tmp);
+
+	return r->port < net->nports &&
+	       hc_port_bytes_trusted(net->ports[r->port], dir);
+}
+
 /** Process one frame received on port 0; consumes m. */
 void hc_net_input(struct hc_net *net, struct rte_mbuf *m);
 

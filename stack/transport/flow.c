@@ -82,6 +82,14 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 		hct_cc_flow_init(t, f);
 		if (i == conf->rank)
 			continue;
+		/* CRC coverage (hct_hdr.h): from the port the route to the
+		 * peer names and its fault injector, as set up now. */
+		if (conf->shm_crc == HCT_SHM_CRC_HEADER) {
+			f->cov_tx_ok = hc_net_route_trusted(net, f->peer_ip,
+							    HC_FAULT_TX);
+			f->cov_rx_ok = hc_net_route_trusted(net, f->peer_ip,
+							    HC_FAULT_RX);
+		}
 		t->n_init++;
 		f->slots = calloc(size, sizeof(*f->slots));
 		f->rcv_bits = calloc((size + 63) / 64, sizeof(uint64_t));
@@ -235,7 +243,10 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 	p->ecn_ce = 0;
 	p->sack[0] = p->sack[1] = 0;
 	p->host_delay_ns = 0;
+	p->cov = HCT_COV_FULL; /* DATA: the caller sets its coverage */
+	p->cov_accept = 0;
 	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK) {
+		p->cov_accept = f->cov_rx_ok;
 		p->flags = t->conf.always_on ? HCT_F_ALWAYS_ON : 0;
 		p->credit = hct_credit_initial(t);
 		p->length = t->net->port->mtu; /* checked by hct_membership */
@@ -470,6 +481,7 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		f->peer_nonce = p->src_nonce;
 		f->peer_start_ns = start;
 		f->peer_always_on = (p->flags & HCT_F_ALWAYS_ON) != 0;
+		f->peer_cov_accept = p->cov_accept == 1;
 		t->live_next_ns = 0; /* its peer timeout may apply now */
 		/* Its first grant, until its ACKs say more. */
 		if (f->peer_credit == 0)

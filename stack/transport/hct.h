@@ -127,6 +127,14 @@ struct hct_upcalls {
 /** Largest bulk_min_share_pct: bulk never gets more than half by right. */
 #define HCT_BULK_SHARE_MAX_PCT 50
 
+/** [transport] shm_crc: what a DATA packet's CRC32C covers on a link both
+ *  ends agreed is trusted shared memory (hct_hdr.h, "CRC coverage"). */
+enum hct_shm_crc {
+	HCT_SHM_CRC_PAYLOAD = 0, /**< header and payload, as on any link */
+	HCT_SHM_CRC_HEADER = 1,  /**< the header only (the cluster file's
+	                          *   default) */
+};
+
 /**
  * What hct_init() needs. The fields the cluster file sets are listed, with
  * their keys, units and ranges, in hct_cfg.c (hct_cfg_table); job_id,
@@ -178,6 +186,9 @@ struct hct_conf {
 	uint32_t rx_credit_bdp_pct; /**< total receiver credit, percent of
 	                             *   bdp_bytes; 0: no credits */
 	uint64_t bdp_bytes;       /**< this rank's link rate x base RTT */
+	int shm_crc;              /**< enum hct_shm_crc; 0 (payload) in a
+	                           *   zeroed struct, header by the cluster
+	                           *   file's default */
 	struct hct_cc_conf cc;    /**< congestion control, RACK, TLP; all
 	                           *   zero: cc = fixed, reo_wnd min_rtt/4,
 	                           *   PTO 2 SRTT */
@@ -238,6 +249,8 @@ struct hct_flow_stats {
 	                           *   timer ran late by more than rto_min /
 	                           *   2, so this process was not running
 	                           *   and the ACKs may be waiting unread */
+	uint64_t data_tx_hdr_cov; /**< of data_tx, with HCT_COV_HDR */
+	uint64_t data_rx_hdr_cov; /**< of data_rx, with HCT_COV_HDR */
 };
 
 TAILQ_HEAD(hct_slot_list, hct_slot);
@@ -266,6 +279,15 @@ struct hct_flow {
 	uint64_t peer_start_ns;  /**< start_ns of that incarnation (its
 	                          *   HELLO's), 0: unknown */
 	int peer_always_on;      /**< its HELLO said it always progresses */
+	/** CRC coverage (hct_hdr.h): cov_tx_ok, our route to the peer is
+	 *  trusted shared memory on TX and shm_crc is header; cov_rx_ok, the
+	 *  same on RX: we accept HCT_COV_HDR from the peer and say so in our
+	 *  HELLOs (cov_accept); peer_cov_accept, its last HELLO or HELLO_ACK
+	 *  said it accepts HCT_COV_HDR from us. Our DATA to it has
+	 *  HCT_COV_HDR when cov_tx_ok and peer_cov_accept. */
+	uint8_t cov_tx_ok;
+	uint8_t cov_rx_ok;
+	uint8_t peer_cov_accept;
 	uint64_t last_rx_ns;     /**< last valid packet from the peer */
 	uint64_t last_probe_ns;  /**< last keepalive probe we sent */
 	int hello_acked;         /**< the peer confirmed our nonce */
@@ -347,6 +369,8 @@ struct hct_stats {
 	uint64_t rejected_rx; /**< DATA refused by the upper layer */
 	uint64_t crc_rx;      /**< packets whose CRC32C is wrong: corrupted
 	                       *   in a way the UDP checksum missed */
+	uint64_t cov_refused_rx; /**< of crc_rx, packets with HCT_COV_HDR from
+	                          *   a peer we did not accept it from */
 };
 
 /** TX scheduler state (sched.c), readable by benchmarks. */

@@ -9,6 +9,9 @@
 
 #include "hct.h"
 
+static const char *const shm_crc_names[] = {
+	[HCT_SHM_CRC_PAYLOAD] = "payload", [HCT_SHM_CRC_HEADER] = "header" };
+
 static const char *const cc_names[] = {
 	[HCT_CC_FIXED] = "fixed", [HCT_CC_SWIFT] = "swift",
 	[HCT_CC_DCTCP] = "dctcp" };
@@ -89,6 +92,14 @@ static const struct hc_cfg_key keys[] = {
 	  .ddef = 0.0625, .dmin = 0, .dmax = 1, .min_open = true },
 	{ "transport", "pace_burst", HC_CFG_U32, "packets", F(cc.pace_burst),
 	  .def = 8, .min = 0, .max = HCT_WINDOW_MAX },
+	/* header: no payload CRC on shared-memory links both ends trust
+	 * (hct_hdr.h "CRC coverage" says why and when); payload: CRC32C over
+	 * the payload everywhere. HC_SHM_CRC: the same, from the
+	 * environment. */
+	{ "transport", "shm_crc", HC_CFG_ENUM, "", F(shm_crc),
+	  .def = HCT_SHM_CRC_HEADER, .names = shm_crc_names,
+	  .n_names = RTE_DIM(shm_crc_names), .env = "HC_SHM_CRC",
+	  .env_at_key = true },
 	{ "engine", "hello_interval_ms", HC_CFG_U64, "ms",
 	  F(hello_interval_ns), .def = 20, .min = 1, .max = 10000, .mul = MS },
 };

@@ -41,6 +41,8 @@ hct_hdr_encode(const struct hct_pkt *p, void *buf)
 	w.credit = rte_cpu_to_be_16(p->credit);
 	w.length = rte_cpu_to_be_32(p->length);
 	w.offset = rte_cpu_to_be_64(p->offset);
+	w.cov = p->cov;
+	w.cov_accept = p->cov_accept;
 	memcpy(buf, &w, sizeof(w));
 }
 
@@ -91,6 +93,8 @@ hct_hdr_decode(const void *buf, uint32_t len, struct hct_pkt *p)
 	p->credit = rte_be_to_cpu_16(w.credit);
 	p->length = rte_be_to_cpu_32(w.length);
 	p->offset = rte_be_to_cpu_64(w.offset);
+	p->cov = w.cov;
+	p->cov_accept = w.cov_accept;
 	if (p->type == HCT_TYPE_DATA ? p->length != len - sizeof(w)
 				     : len != sizeof(w))
 		return -1;
@@ -308,7 +312,8 @@ hct_crc32c(const void *p, uint32_t len, uint32_t c)
 	return crc_bytes(p, len, c);
 }
 
-/* CRC32C of the packet with its crc field read as 0. */
+/* CRC32C of the packet with its crc field read as 0: of len bytes (the
+ * caller chose them by the coverage). */
 static uint32_t
 pkt_crc(const uint8_t *pkt, uint32_t len)
 {
@@ -320,14 +325,27 @@ pkt_crc(const uint8_t *pkt, uint32_t len)
 	return crc_bytes(pkt + at + 4, len - at - 4, c);
 }
 
+static inline void
+put_crc(uint8_t *pkt, uint32_t c)
+{
+	rte_be32_t v = rte_cpu_to_be_32(c);
+
+	memcpy(pkt + offsetof(struct hct_wire_hdr, crc), &v, sizeof(v));
+}
+
 void
 hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len)
 {
 	const uint8_t *s = src;
 	uint8_t *d = pkt + HCT_HDR_LEN;
 	uint32_t c = pkt_crc(pkt, HCT_HDR_LEN), i = 0;
-	rte_be32_t v;
 
+	if (hct_cov_of(pkt) == HCT_COV_HDR) {
+		/* the payload is not covered: a copy, nothing more */
+		memcpy(d, s, len);
+		put_crc(pkt, c);
+		return;
+	}
 	if (len >= CRC3_MIN && crc3_usable()) {
 		/* copy, then the CRC from the copy, still in L1 (a payload
 		 * is at most one jumbo frame): faster than the fused loop,
@@ -347,38 +365,42 @@ hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len)
 		d[i] = s[i];
 		c = rte_hash_crc_1byte(s[i], c);
 	}
-	v = rte_cpu_to_be_32(c);
-	memcpy(pkt + offsetof(struct hct_wire_hdr, crc), &v, sizeof(v));
+	put_crc(pkt, c);
 }
 
 void
 hct_crc_seal_split(uint8_t *hdr, const void *payload, uint32_t len)
 {
 	uint32_t c = pkt_crc(hdr, HCT_HDR_LEN);
-	rte_be32_t v;
 
-	if (len > 0)
+	if (len > 0 && hct_cov_of(hdr) != HCT_COV_HDR)
 		c = crc_bytes(payload, len, c);
-	v = rte_cpu_to_be_32(c);
-	memcpy(hdr + offsetof(struct hct_wire_hdr, crc), &v, sizeof(v));
+	put_crc(hdr, c);
 }
 
 void
 hct_crc_seal(void *pkt, uint32_t len)
 {
-	rte_be32_t v = rte_cpu_to_be_32(pkt_crc(pkt, len));
-
-	memcpy((uint8_t *)pkt + offsetof(struct hct_wire_hdr, crc), &v,
-	       sizeof(v));
+	put_crc(pkt, pkt_crc(pkt, hct_cov_of(pkt) == HCT_COV_HDR ?
+				  HCT_HDR_LEN : len));
 }
 
 int
-hct_crc_ok(const void *pkt, uint32_t len)
+hct_crc_ok(const void *pkt, uint32_t len, int accept_hdr)
 {
 	rte_be32_t v;
+	uint8_t cov;
 
 	if (len < HCT_HDR_LEN)
 		return 0;
+	cov = hct_cov_of(pkt);
+	if (cov == HCT_COV_HDR) {
+		if (!accept_hdr)
+			return 0;
+		len = HCT_HDR_LEN;
+	} else if (cov != HCT_COV_FULL) {
+		return 0;
+	}
 	memcpy(&v, (const uint8_t *)pkt + offsetof(struct hct_wire_hdr, crc),
 	       sizeof(v));
 	return rte_be_to_cpu_32(v) == pkt_crc(pkt, len);

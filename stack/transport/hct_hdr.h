@@ -15,8 +15,17 @@
  *  48 ts_ns(8)           56 ts_echo_ns(8)      64 host_delay_ns(4)
  *  68 comm_id(4)         72 coll_seq(4)        76 sig(4)
  *  80 step(2) credit(2)  84 length(4)          88 offset(8)
- *  96 crc(4) rsvd(4)
+ *  96 crc(4)            100 cov(1) cov_accept(1) rsvd(2)
  * A DATA packet's payload (length bytes) follows the header.
+ * cov (CRC coverage, enum hct_cov): what the crc covers, HCT_COV_FULL
+ * (0: header and payload, every packet of HCT v1 before the field) or
+ * HCT_COV_HDR (1: the header only, DATA over a shared-memory link both
+ * ends agreed on, see "CRC coverage" below); other values: the packet
+ * fails the CRC check. cov_accept (HELLO and HELLO_ACK): 1 when the
+ * sender accepts HCT_COV_HDR DATA from the receiver of the HELLO, else
+ * 0. Both lie before the end of the header and so inside the CRC: a
+ * flipped cov or cov_accept fails the check like any other header bit.
+ * rsvd: 0 on TX, ignored on RX.
  * HELLO and HELLO_ACK carry the sender's world size in offset (0: not
  * said); a receiver of the same job with another world size drops it and
  * fails its set-up naming both sizes (C36: the ranks disagree). They
@@ -72,13 +81,48 @@ enum hct_type {
  * length itself does not count the tag). The tag is keyed BLAKE2b-128
  * (libsodium crypto_generichash, stack/transport/auth.c) of every byte
  * before it: the header (job id, ranks, nonces, PSN, CRC included) and the
- * payload. The CRC32C covers header and payload as without the mode, the
- * tag not. A receiver in the mode drops (hc_stats hct_bad_tag_rx) any
+ * payload. The CRC32C covers what the header's cov says (header and
+ * payload, or the header only) as without the mode, the tag not. A receiver in the mode drops (hc_stats hct_bad_tag_rx) any
  * packet without the flag, shorter than header + tag, or whose tag is
  * wrong, before any other check; a receiver not in the mode sees a length
  * that disagrees with the header (malformed).
  */
 #define HCT_TAG_LEN 16
+
+/**
+ * CRC coverage (the header's cov byte).
+ *
+ * The CRC32C protects packets against corruption on a wire, a NIC, a
+ * switch or a kernel path that the UDP checksum (sent as 0) would not
+ * catch (hct_crc_seal()). A shared-memory link (net_memif) has none of
+ * these: a frame is copied from one process's memory into a ring and out
+ * of it into the other's, by the CPU, as any other memory copy of the
+ * program; NCCL's and Open MPI's shared-memory transports carry no
+ * checksum either. On such a link the payload's two CRC passes (one per
+ * end, ~0.39 us each per 8.9 KB packet here) buy nothing, so a DATA
+ * packet covers only its header there (HCT_COV_HDR): the 104 bytes with
+ * every field that routes, orders and places the payload (ranks, nonces,
+ * PSN, offset, length, cov itself) stay checked, so a corrupted header
+ * is still detected; the payload bytes are not.
+ *
+ * Negotiated, never assumed: a rank sends HCT_COV_HDR to a peer only when
+ * (a) its own route to the peer leaves by a shared-memory port whose
+ * fault injector neither corrupts nor truncates TX frames
+ * (hc_net_route_trusted()), (b) the peer's HELLO or HELLO_ACK said
+ * cov_accept 1, and (c) [transport] shm_crc is header. A rank says
+ * cov_accept 1 to a peer only when its route to that peer is such a port
+ * on RX (no corrupting or truncating RX rule) and shm_crc is header; a
+ * HCT_COV_HDR packet from a peer it did not say so to fails the check
+ * (hct_stats crc_rx, and cov_refused_rx) and is dropped. Every
+ * transmission of a packet keeps its first one's coverage (a
+ * retransmission copies the header with its cov byte; the seal functions
+ * read it).
+ */
+enum hct_cov {
+	HCT_COV_FULL = 0, /**< CRC over header and payload */
+	HCT_COV_HDR = 1,  /**< CRC over the header only (shm links) */
+	HCT_COV__MAX
+};
 
 /** Priority classes, highest first (DESIGN.md, "Priority classes"). The
  *  class travels in the header's prio byte and, for switches, in the IPv4
@@ -132,7 +176,9 @@ struct hct_wire_hdr {
 	rte_be32_t length;
 	rte_be64_t offset;
 	rte_be32_t crc;
-	rte_be32_t rsvd2;
+	uint8_t cov;
+	uint8_t cov_accept;
+	rte_be16_t rsvd2;
 } __rte_packed;
 
 #define HCT_HDR_LEN 104
@@ -144,6 +190,9 @@ _Static_assert(offsetof(struct hct_wire_hdr, comm_id) == 68, "comm at 68");
 _Static_assert(offsetof(struct hct_wire_hdr, offset) == 88, "offset at 88");
 _Static_assert(offsetof(struct hct_wire_hdr, crc) == 96, "crc at 96");
 _Static_assert(offsetof(struct hct_wire_hdr, flags) == 2, "flags at 2");
+_Static_assert(offsetof(struct hct_wire_hdr, cov) == 100, "cov at 100");
+_Static_assert(offsetof(struct hct_wire_hdr, cov_accept) == 101,
+	       "cov_accept at 101");
 _Static_assert(HCT_TAG_LEN == 16 && HCT_TAG_LEN % 8 == 0,
 	       "a 16-byte tag keeps the MSS a multiple of 8");
 
@@ -178,6 +227,9 @@ struct hct_pkt {
 	                         *   (0: not told), checked by the receiver */
 	uint64_t offset;        /**< byte offset of the payload in the
 	                         *   destination buffer (DATA) */
+	uint8_t cov;            /**< enum hct_cov: what crc covers */
+	uint8_t cov_accept;     /**< HELLO, HELLO_ACK: 1 when the sender
+	                         *   accepts HCT_COV_HDR DATA from us */
 };
 
 /** Write p as a wire header into buf (HCT_HDR_LEN bytes, any alignment).
@@ -226,7 +278,8 @@ hct_put64(uint8_t *h, size_t off, uint64_t v)
  * Write a packet's header to h (HCT_HDR_LEN bytes, any alignment): the
  * template tmpl copied, then p's per-packet fields (type, flags, prio,
  * ecn_ce, psn, ack_psn, sack, ts_ns, ts_echo_ns, host_delay_ns, comm_id,
- * coll_seq, sig, step, credit, length, offset) stored over it; p's
+ * coll_seq, sig, step, credit, length, offset, cov, cov_accept) stored
+ * over it; p's
  * flow-constant fields are not read, and crc is left 0 for
  * hct_crc_seal(). Equals hct_hdr_encode() of the whole packet
  * (tests/unit/test_hdr.c checks it byte for byte).
@@ -253,13 +306,25 @@ hct_tmpl_patch(uint8_t *h, const uint8_t *tmpl, const struct hct_pkt *p)
 	hct_put16(h, HCT_OFF(credit), p->credit);
 	hct_put32(h, HCT_OFF(length), p->length);
 	hct_put64(h, HCT_OFF(offset), p->offset);
+	h[HCT_OFF(cov)] = p->cov;
+	h[HCT_OFF(cov_accept)] = p->cov_accept;
+}
+
+/** The coverage byte of a packet's header (HCT_HDR_LEN bytes at pkt). */
+static inline uint8_t
+hct_cov_of(const void *pkt)
+{
+	return ((const uint8_t *)pkt)[HCT_OFF(cov)];
 }
 
 /**
  * End-to-end integrity of an HCT packet (header and payload, len bytes):
- * write the CRC32C of the whole packet, computed with the crc field read
- * as 0, into the crc field. Called on every transmission, after the last
- * change to the packet (a retransmission changes ts_ns and flags).
+ * write the CRC32C of the packet, computed with the crc field read as 0,
+ * into the crc field: of all len bytes when the header's cov byte is
+ * HCT_COV_FULL, of the HCT_HDR_LEN header bytes only when it is
+ * HCT_COV_HDR (enum hct_cov; set cov before sealing). Called on every
+ * transmission, after the last change to the packet (a retransmission
+ * changes ts_ns and flags, and keeps cov).
  *
  * Why beside the UDP checksum: the one's-complement Internet checksum
  * (RFC 1071) misses two bit errors that cancel (a 0->1 and a 1->0 flip in
@@ -288,7 +353,8 @@ void hct_crc_seal(void *pkt, uint32_t len);
  * a time, the SSE4.2 crc32 instruction, in three interleaved chains
  * joined by PCLMULQDQ from 384 bytes on where the CPU has both:
  * hct_crc32c()) instead of a copy and a second read. The result equals
- * memcpy() then hct_crc_seal(pkt, HCT_HDR_LEN + len).
+ * memcpy() then hct_crc_seal(pkt, HCT_HDR_LEN + len): with the header's
+ * cov HCT_COV_HDR, a plain copy and the header's CRC.
  */
 void hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len);
 
@@ -296,8 +362,8 @@ void hct_crc_copy_seal(uint8_t *pkt, const void *src, uint32_t len);
  * Seal a packet whose header (HCT_HDR_LEN bytes at hdr) and payload (len
  * bytes at payload) are apart, as in a retransmission by clone (a fresh
  * header mbuf chained to the original's payload): one read of the
- * payload, nothing written to it. Equals hct_crc_seal() of the two
- * contiguous.
+ * payload, nothing written to it (none with cov HCT_COV_HDR). Equals
+ * hct_crc_seal() of the two contiguous.
  */
 void hct_crc_seal_split(uint8_t *hdr, const void *payload, uint32_t len);
 
@@ -313,11 +379,21 @@ void hct_crc_seal_split(uint8_t *hdr, const void *payload, uint32_t len);
  */
 uint32_t hct_crc32c(const void *p, uint32_t len, uint32_t c);
 
-/** 1 when pkt (len bytes, at least HCT_HDR_LEN) carries its CRC32C. */
-int hct_crc_ok(const void *pkt, uint32_t len);
+/**
+ * Check the CRC32C of pkt (len bytes) under the coverage its cov byte
+ * names.
+ * @param accept_hdr  1: HCT_COV_HDR is acceptable from this packet's
+ *                    sender (we said cov_accept 1 to it); 0: such a
+ *                    packet fails.
+ * @return 1 when len >= HCT_HDR_LEN, cov is HCT_COV_FULL (CRC over all
+ *         len bytes right) or HCT_COV_HDR with accept_hdr (CRC over the
+ *         header right); else 0 (an unknown cov value included).
+ */
+int hct_crc_ok(const void *pkt, uint32_t len, int accept_hdr);
 
 /**
- * Parse a header from buf of len bytes (header plus payload).
+ * Parse a header from buf of len bytes (header plus payload). cov and
+ * cov_accept are copied as they are (hct_crc_ok() judges cov).
  * @return 0, or -1 when short, of another version, of an unknown type, or
  *         when a DATA length disagrees with len.
  */

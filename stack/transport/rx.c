@@ -249,6 +249,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	if (v == HCT_RX_CONSUMED)
 		rte_pktmbuf_free(m);
 	f->stats.data_rx++;
+	f->stats.data_rx_hdr_cov += p->cov == HCT_COV_HDR;
 	hct_credit_rx(t, f, now);
 	f->stats.bytes_rx += p->length;
 	hct_cc_rx_data(f, tos);
@@ -295,7 +296,7 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	struct hct_flow *f;
 	struct hct_pkt p;
 	uint64_t now, c0;
-	int crc_ok;
+	int crc_ok, hdr_cov, accept_hdr = 0;
 
 	/* Authenticated mode: the tag first, before anything reads the
 	 * packet; from here on len excludes it. */
@@ -308,12 +309,24 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 		}
 		len -= HCT_TAG_LEN;
 	}
+	/* Header-only coverage (hct_hdr.h "CRC coverage") only from a peer
+	 * we said cov_accept 1 to: its rank read raw here, the CRC check of
+	 * the header then vouches for it. */
+	hdr_cov = len >= HCT_HDR_LEN && hct_cov_of(payload) == HCT_COV_HDR;
+	if (hdr_cov) {
+		const struct hct_flow *fa = hct_flow(t,
+			(uint32_t)payload[HCT_OFF(src_rank)] << 8 |
+			payload[HCT_OFF(src_rank) + 1]);
+
+		accept_hdr = fa != NULL && fa->cov_rx_ok;
+	}
 	c0 = hc_cpustat_begin(); /* payload: the CRC32C pass */
-	crc_ok = len >= HCT_HDR_LEN && hct_crc_ok(payload, len);
+	crc_ok = len >= HCT_HDR_LEN && hct_crc_ok(payload, len, accept_hdr);
 
 	hc_cpustat_end(c0);
 	if (len >= HCT_HDR_LEN && !crc_ok) {
 		t->stats.crc_rx++; /* corrupted past the UDP checksum */
+		t->stats.cov_refused_rx += hdr_cov && !accept_hdr;
 		rte_pktmbuf_free(m);
 		return;
 	}

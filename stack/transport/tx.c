@@ -172,11 +172,15 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	p.step = msg->desc.step;
 	p.offset = msg->desc.offset + msg->done;
 	p.length = len;
+	/* What the CRC covers (hct_hdr.h): the header only on a trusted
+	 * shared-memory link both ends agreed on; retransmissions copy it. */
+	p.cov = f->cov_tx_ok && f->peer_cov_accept ? HCT_COV_HDR
+						   : HCT_COV_FULL;
 	if (msg->done + len == msg->len)
 		p.flags |= HCT_F_LAST;
 	hct_tmpl_patch(h, hct_flow_tmpl(t, f), &p);
 	{
-		uint64_t c0 = hc_cpustat_begin(); /* payload: copy + CRC */
+		uint64_t c0 = hc_cpustat_begin(); /* payload: copy (+ CRC) */
 
 		hct_crc_copy_seal(h, msg->src + msg->done, len);
 		hc_cpustat_end(c0);
@@ -194,6 +198,7 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	f->snd_nxt++;
 	msg->done += len;
 	f->stats.data_tx++;
+	f->stats.data_tx_hdr_cov += p.cov == HCT_COV_HDR;
 	f->stats.data_tx_cls[cls]++;
 	f->stats.data_bytes_cls[cls] += s->len;
 	f->stats.bytes_tx += len;

@@ -147,5 +147,6 @@ void suite_c28(void);
 void suite_c29(void);
 void suite_c30(void);
 void suite_c33(void);
+void suite_shmcrc(void);
 
 #endif /* HC_TESTS_INTEGRATION_CHECK_H */

@@ -111,7 +111,12 @@
  *   c30     (tiny pools) 8 x 2 MiB all-gathers, rank 0 late: exact or
  *           HC_ERR_NOMEM, no deadlock
  *   c33     all-reduce at every power of two 4 B..4 MiB and +-1 element
- * After fault, c15, c16*, c19, c21-c25, c31*, c26-c30, c33 (and any suite
+ *   shmcrc  quick and 4 x 16 MiB all-reduces exact; what the DATA CRC
+ *           covered (hc_stats hct_data_tx/rx_hdr_crc) against
+ *           HC_CHECK_HDR_CRC: all (memif, shm_crc header) or none (tap,
+ *           shm_crc payload, a corrupting injector); with HC_FAULT, the
+ *           injector changed frames and the CRC32C caught some
+ * After fault, c15, c16*, c19, c21-c25, c31*, c26-c30, c33, shmcrc (and any suite
  * with HC_CHECK_POOLS=1) main runs the leak check (pools_check in
  * check_ports.c: the mbuf pools back to their starting in-use count).
  * The last four judge per rank ("PASS name (rank r)"), since the
@@ -329,6 +334,8 @@ static const struct suite suites[] = {
 	SUITE_P("c29", suite_c29, 'a', "C29: the [port] rx_desc set works"),
 	SUITE("c30", suite_c30, "C30: all-gather with a tiny pool"),
 	SUITE_P("c33", suite_c33, 'a', "C33: 4 B..4 MiB, powers of 2 +-1"),
+	SUITE_P("shmcrc", suite_shmcrc, 'a',
+		"CRC coverage: header-only on trusted shm links only"),
 };
 
 /* The suite named name, or NULL. */

@@ -60,6 +60,8 @@ sample_data(struct hct_pkt *p)
 	p->credit = 0x4321;
 	p->length = PAYLOAD_LEN;
 	p->offset = 0x0123456789abcdefULL;
+	p->cov = HCT_COV_HDR;
+	p->cov_accept = 1;
 }
 
 static void
@@ -98,6 +100,8 @@ test_data_round_trip(void)
 	CU_ASSERT_EQUAL(out.credit, 0x4321);
 	CU_ASSERT_EQUAL(out.length, PAYLOAD_LEN);
 	CU_ASSERT_EQUAL(out.offset, 0x0123456789abcdefULL);
+	CU_ASSERT_EQUAL(out.cov, HCT_COV_HDR);
+	CU_ASSERT_EQUAL(out.cov_accept, 1);
 }
 
 static void
@@ -142,7 +146,10 @@ test_wire_layout(void)
 	CU_ASSERT_EQUAL(buf[88], 0x01);
 	CU_ASSERT_EQUAL(buf[95], 0xef);
 	CU_ASSERT_EQUAL(be_at(buf, 88, 8), 0x0123456789abcdefULL);
-	CU_ASSERT_EQUAL(be_at(buf, 96, 8), 0);		/* rsvd */
+	CU_ASSERT_EQUAL(be_at(buf, 96, 4), 0);		/* crc: not sealed */
+	CU_ASSERT_EQUAL(buf[100], HCT_COV_HDR);		/* cov */
+	CU_ASSERT_EQUAL(buf[101], 1);			/* cov_accept */
+	CU_ASSERT_EQUAL(be_at(buf, 102, 2), 0);		/* rsvd */
 	/* encode writes the header only, never the payload after it */
 	for (i = HCT_HDR_LEN; i < sizeof(buf); i++)
 		CU_ASSERT_EQUAL(buf[i], 0xa5);
@@ -356,7 +363,7 @@ test_crc_copy_seal(void)
 		hct_crc_seal(b, HCT_HDR_LEN + len);
 		CU_ASSERT_EQUAL(memcmp(pa, b, HCT_HDR_LEN + len), 0);
 		CU_ASSERT_EQUAL(pa[HCT_HDR_LEN + len], 0xee); /* no overrun */
-		CU_ASSERT_TRUE(hct_crc_ok(pa, HCT_HDR_LEN + len));
+		CU_ASSERT_TRUE(hct_crc_ok(pa, HCT_HDR_LEN + len, 0));
 		c = crc32c_ref(b, offsetof(struct hct_wire_hdr, crc),
 			       0xffffffffu);
 		c = crc32c_ref(zero, 4, c);
@@ -367,9 +374,100 @@ test_crc_copy_seal(void)
 				c);
 		/* One flipped bit, in the payload (in the header when none). */
 		pa[len != 0 ? HCT_HDR_LEN + len / 2 : 30] ^= 0x10;
-		CU_ASSERT_FALSE(hct_crc_ok(pa, HCT_HDR_LEN + len));
+		CU_ASSERT_FALSE(hct_crc_ok(pa, HCT_HDR_LEN + len, 1));
 		if (len == 8856)
 			break;
+	}
+}
+
+/* The bitwise CRC32C register of the first n bytes of pkt with its crc
+ * field read as 0 (n >= HCT_HDR_LEN). */
+static uint32_t
+pkt_crc_ref(const uint8_t *pkt, uint32_t n)
+{
+	const uint32_t at = offsetof(struct hct_wire_hdr, crc);
+	const uint8_t zero[4] = { 0 };
+	uint32_t c = crc32c_ref(pkt, at, 0xffffffffu);
+
+	c = crc32c_ref(zero, 4, c);
+	return crc32c_ref(pkt + at + 4, n - at - 4, c);
+}
+
+/* Header-only coverage (HCT_COV_HDR): every seal writes the CRC32C of the
+ * 104 header bytes alone (the bitwise reference), copies the payload
+ * unchanged; hct_crc_ok passes it only when header-only is accepted; a
+ * flipped header bit fails, a flipped payload bit does not (not covered,
+ * by design); and the cov byte is covered both ways: a full-coverage
+ * packet whose cov is flipped to HCT_COV_HDR fails even where header-only
+ * is accepted, and a header-only packet flipped to HCT_COV_FULL fails. An
+ * unknown cov value fails. */
+static void
+test_crc_hdr_coverage(void)
+{
+	static const uint32_t lens[] = { 0, 1, 7, 80, 1368, 8856 };
+	static uint8_t src[8856], a[HCT_HDR_LEN + 8856],
+		b[HCT_HDR_LEN + 8856], c2[HCT_HDR_LEN + 8856];
+	struct hct_pkt p, out;
+	uint32_t i, len, n;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 13 + 5);
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		len = lens[i];
+		n = HCT_HDR_LEN + len;
+		sample_data(&p);
+		p.length = len;
+		p.cov = HCT_COV_HDR;
+		hct_hdr_encode(&p, a);
+		hct_crc_copy_seal(a, src, len);
+		CU_ASSERT_EQUAL(memcmp(a + HCT_HDR_LEN, src, len), 0);
+		CU_ASSERT_EQUAL(be_at(a, offsetof(struct hct_wire_hdr, crc), 4),
+				pkt_crc_ref(a, HCT_HDR_LEN));
+		/* seal of the contiguous packet, and split (clone) */
+		hct_hdr_encode(&p, b);
+		memcpy(b + HCT_HDR_LEN, src, len);
+		hct_crc_seal(b, n);
+		CU_ASSERT_EQUAL(memcmp(a, b, n), 0);
+		hct_hdr_encode(&p, c2);
+		hct_crc_seal_split(c2, src, len);
+		CU_ASSERT_EQUAL(memcmp(a, c2, HCT_HDR_LEN), 0);
+		CU_ASSERT_TRUE(hct_crc_ok(a, n, 1));
+		CU_ASSERT_FALSE(hct_crc_ok(a, n, 0));
+		CU_ASSERT_EQUAL_FATAL(hct_hdr_decode(a, n, &out), 0);
+		CU_ASSERT_EQUAL(out.cov, HCT_COV_HDR);
+		if (len != 0) {
+			a[HCT_HDR_LEN + len / 2] ^= 0x04; /* not covered */
+			CU_ASSERT_TRUE(hct_crc_ok(a, n, 1));
+			a[HCT_HDR_LEN + len / 2] ^= 0x04;
+		}
+		a[HCT_OFF(offset) + 7] ^= 0x01; /* where the payload goes */
+		CU_ASSERT_FALSE(hct_crc_ok(a, n, 1));
+		a[HCT_OFF(offset) + 7] ^= 0x01;
+		a[HCT_OFF(cov)] = HCT_COV_FULL; /* coverage flipped */
+		CU_ASSERT_FALSE(hct_crc_ok(a, n, 1));
+		CU_ASSERT_FALSE(hct_crc_ok(a, n, 0));
+		a[HCT_OFF(cov)] = HCT_COV_HDR;
+		CU_ASSERT_TRUE(hct_crc_ok(a, n, 1));
+
+		/* full coverage, cov flipped to header-only */
+		p.cov = HCT_COV_FULL;
+		hct_hdr_encode(&p, b);
+		hct_crc_copy_seal(b, src, len);
+		CU_ASSERT_EQUAL(be_at(b, offsetof(struct hct_wire_hdr, crc), 4),
+				pkt_crc_ref(b, n));
+		CU_ASSERT_TRUE(hct_crc_ok(b, n, 0));
+		CU_ASSERT_TRUE(hct_crc_ok(b, n, 1));
+		b[HCT_OFF(cov)] = HCT_COV_HDR;
+		CU_ASSERT_FALSE(hct_crc_ok(b, n, 1));
+		CU_ASSERT_FALSE(hct_crc_ok(b, n, 0));
+
+		/* a value of no coverage fails, sealed or not */
+		p.cov = HCT_COV__MAX;
+		hct_hdr_encode(&p, b);
+		memcpy(b + HCT_HDR_LEN, src, len);
+		hct_crc_seal(b, n);
+		CU_ASSERT_FALSE(hct_crc_ok(b, n, 1));
+		CU_ASSERT_FALSE(hct_crc_ok(b, n, 0));
 	}
 }
 
@@ -424,6 +522,8 @@ static const CU_TestInfo hdr_tests[] = {
 	{ "CRC32C reference: check value of 123456789", test_crc_reference },
 	{ "CRC32C computed while copying = copy, then seal",
 	  test_crc_copy_seal },
+	{ "CRC coverage header-only: seals, check, cov field covered",
+	  test_crc_hdr_coverage },
 	{ "DATA header round trip, all fields", test_data_round_trip },
 	{ "wire bytes: big-endian at documented offsets", test_wire_layout },
 	{ "header at an odd address", test_unaligned_buffer },

@@ -921,7 +921,7 @@ test_retx_clone(void)
 		hct = tw_frame_hct_hdr(lin, &len);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(hct);
 		CU_ASSERT_EQUAL(len, HCT_HDR_LEN + S_MSS);
-		CU_ASSERT_TRUE(hct_crc_ok(hct, len));
+		CU_ASSERT_TRUE(hct_crc_ok(hct, len, 0));
 		CU_ASSERT_EQUAL(hct_hdr_decode(hct, len, &p), 0);
 		CU_ASSERT_EQUAL(p.psn, f->snd_una + i);
 		CU_ASSERT(p.flags & HCT_F_RETX);

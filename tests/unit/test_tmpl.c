@@ -283,6 +283,8 @@ fill_pkt(struct hct_pkt *p, uint32_t seed, uint8_t type, uint32_t psn,
 	p->credit = (uint16_t)(x >> 37);
 	p->length = len;
 	p->offset = x >> 1;
+	p->cov = (uint8_t)(seed & 1);        /* both coverages */
+	p->cov_accept = (uint8_t)(~seed & 1);
 }
 
 /* HCT header: template + patch == hct_hdr_encode(), for several peers

@@ -170,6 +170,10 @@ struct wire {
 	uint64_t overflow;	/* frames lost to a full FIFO or pool */
 	uint32_t max_inflight_credit; /* rank 0's most DATA packets in flight
 				       * to rank 1 once it heard a credit */
+	/* DATA frames per sending rank by CRC coverage (hct_hdr.h cov),
+	 * and of them the retransmissions (HCT_F_RETX) */
+	uint64_t cov_data[2][HCT_COV__MAX + 1];
+	uint64_t cov_retx[2][HCT_COV__MAX + 1];
 };
 
 static struct {
@@ -185,6 +189,17 @@ static struct {
 
 /* Congestion control of the endpoints env_create() builds next. */
 static struct hct_cc_conf cc_conf;
+
+/* CRC coverage set-up of the endpoints env_create() builds next (hct_hdr.h
+ * "CRC coverage"): whose port is a shared-memory link, the shm_crc key,
+ * and fault probabilities set on each port's injector before hct_init. */
+static struct {
+	int shm[2];
+	int shm_crc;             /* enum hct_shm_crc */
+	double corrupt_tx[2];    /* HC_FAULT_CORRUPT on TX, every class */
+	double corrupt_rx[2];    /* ... on RX */
+	double truncate_rx[2];   /* HC_FAULT_TRUNCATE on RX */
+} shm_conf;
 
 static void
 set_now(uint64_t t)
@@ -271,6 +286,19 @@ wire_xmit(uint32_t from, struct rte_mbuf *m)
 	int target;
 
 	w->sent[from][c]++;
+	if (c == CLS_DATA) {
+		uint32_t hl;
+		const uint8_t *h = tw_frame_hct_hdr(m, &hl);
+
+		if (h != NULL && hl >= HCT_HDR_LEN) {
+			uint8_t cv = RTE_MIN(hct_cov_of(h),
+					     (uint8_t)HCT_COV__MAX);
+
+			w->cov_data[from][cv]++;
+			if (h[HCT_OFF(flags)] & HCT_F_RETX)
+				w->cov_retx[from][cv]++;
+		}
+	}
 	if (from == 0 && c == CLS_DATA &&
 	    g.ep[0].hct.flows[1].peer_credit != 0) {
 		const struct hct_flow *f = &g.ep[0].hct.flows[1];
@@ -500,6 +528,7 @@ ep_stack_init(struct ep *e, uint32_t nonce, uint32_t initial_psn)
 		.always_on = 0,
 		.nonce = nonce,
 		.initial_psn = initial_psn,
+		.shm_crc = shm_conf.shm_crc,
 		.cc = cc_conf,
 	};
 	struct hct_upcalls up = {
@@ -508,6 +537,17 @@ ep_stack_init(struct ep *e, uint32_t nonce, uint32_t initial_psn)
 		.peer_lost = up_peer_lost,
 	};
 
+	unsigned int c;
+
+	e->tw.port.shm = shm_conf.shm[e->rank] != 0;
+	for (c = 0; c < CLS_N; c++) {
+		hc_fault_set(&e->tw.port.fault, HC_FAULT_TX, c,
+			     HC_FAULT_CORRUPT, shm_conf.corrupt_tx[e->rank]);
+		hc_fault_set(&e->tw.port.fault, HC_FAULT_RX, c,
+			     HC_FAULT_CORRUPT, shm_conf.corrupt_rx[e->rank]);
+		hc_fault_set(&e->tw.port.fault, HC_FAULT_RX, c,
+			     HC_FAULT_TRUNCATE, shm_conf.truncate_rx[e->rank]);
+	}
 	hc_clock_init_manual(&e->clk, g.now);
 	if (hc_net_init(&e->net, &e->tw.port, &e->clk, &nc, hct_input,
 			&e->hct) != 0)
@@ -573,6 +613,7 @@ env_destroy(void)
 	CU_ASSERT_EQUAL(g.wire.overflow, 0);
 	CU_ASSERT_EQUAL(g.stuck, 0);
 	memset(&cc_conf, 0, sizeof(cc_conf));
+	memset(&shm_conf, 0, sizeof(shm_conf));
 }
 
 /* ---- driving ------------------------------------------------------------- */
@@ -1894,6 +1935,180 @@ out:
 	env_destroy();
 }
 
+/* ---- CRC coverage on shared-memory links (hct_hdr.h) ---------------- */
+
+/* Ports marked shared memory on both ranks, shm_crc header: the HELLO
+ * exchange says cov_accept both ways and every DATA packet, first
+ * transmissions and (with PSN 5 lost once) the retransmission too,
+ * carries HCT_COV_HDR; the receiver accepts each; the bytes are exact. */
+static void
+test_shm_hdr_cov(void)
+{
+	struct one r;
+	uint64_t retx;
+
+	shm_conf.shm[0] = shm_conf.shm[1] = 1;
+	shm_conf.shm_crc = HCT_SHM_CRC_HEADER;
+	if (one_lose(&r, 31, NULL, 5, 1) != 0)
+		goto out;
+	CU_ASSERT_EQUAL(r.fa->cov_tx_ok, 1);
+	CU_ASSERT_EQUAL(r.fa->cov_rx_ok, 1);
+	CU_ASSERT_EQUAL(r.fa->peer_cov_accept, 1);
+	CU_ASSERT_EQUAL(r.fb->peer_cov_accept, 1);
+	retx = retx_total(r.fa);
+	CU_ASSERT(retx >= 1);
+	CU_ASSERT_EQUAL(r.fa->stats.data_tx_hdr_cov, r.npkts);
+	CU_ASSERT_EQUAL(r.fb->stats.data_rx_hdr_cov, r.npkts);
+	CU_ASSERT_EQUAL(g.wire.cov_data[0][HCT_COV_HDR], r.npkts + retx);
+	CU_ASSERT_EQUAL(g.wire.cov_data[0][HCT_COV_FULL], 0);
+	CU_ASSERT_EQUAL(g.wire.cov_retx[0][HCT_COV_HDR], retx);
+	CU_ASSERT_EQUAL(r.b->hct.stats.crc_rx, 0);
+out:
+	env_destroy();
+}
+
+/* Coverage is negotiated, never assumed: full coverage on every DATA
+ * packet when (case) 0: the key says payload; 1: only rank 0's port is
+ * shared memory (rank 1 does not accept); 2: rank 0's TX injector
+ * corrupts (rank 0 does not send header-only although rank 1 accepts);
+ * 3: rank 1's RX injector corrupts; 4: ... truncates (rank 1 does not
+ * accept). With the injectors changing 10 % of frames, the CRC32C over
+ * the payload catches them (crc_rx) and the bytes are exact. */
+static void
+shm_full_case(int which)
+{
+	struct one r;
+
+	shm_conf.shm[0] = shm_conf.shm[1] = 1;
+	shm_conf.shm_crc = HCT_SHM_CRC_HEADER;
+	switch (which) {
+	case 0:
+		shm_conf.shm_crc = HCT_SHM_CRC_PAYLOAD;
+		break;
+	case 1:
+		shm_conf.shm[1] = 0;
+		break;
+	case 2:
+		shm_conf.corrupt_tx[0] = 0.1;
+		break;
+	case 3:
+		shm_conf.corrupt_rx[1] = 0.1;
+		break;
+	default:
+		shm_conf.truncate_rx[1] = 0.1;
+		break;
+	}
+	if (one_begin(&r, LOSE_LEN, 40 + which, NULL) != 0)
+		goto out;
+	one_send(&r, 200 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.fa->cov_tx_ok && r.fa->peer_cov_accept, 0);
+	CU_ASSERT_EQUAL(r.fa->stats.data_tx_hdr_cov, 0);
+	CU_ASSERT_EQUAL(r.fb->stats.data_rx_hdr_cov, 0);
+	CU_ASSERT_EQUAL(g.wire.cov_data[0][HCT_COV_HDR], 0);
+	CU_ASSERT(g.wire.cov_data[0][HCT_COV_FULL] >= r.npkts);
+	CU_ASSERT_EQUAL(r.b->hct.stats.cov_refused_rx, 0);
+	if (which >= 2) { /* the injector changed DATA, and it was caught */
+		const struct hc_fault_stats *fs = which == 2 ?
+			&r.a->tw.port.fault.stats : &r.b->tw.port.fault.stats;
+		enum hc_fault_dir d = which == 2 ? HC_FAULT_TX : HC_FAULT_RX;
+		enum hc_fault_kind k = which == 4 ? HC_FAULT_TRUNCATE
+						  : HC_FAULT_CORRUPT;
+
+		uint64_t changed = 0;
+		unsigned int c;
+
+		/* the harness's ports have no classifier: every frame
+		 * counts as OTHER; sum the classes */
+		for (c = 0; c < CLS_N; c++)
+			changed += fs->count[d][c][k];
+		CU_ASSERT(changed > 0);
+		CU_ASSERT(r.b->hct.stats.crc_rx +
+			  r.b->net.stats.rx_drops[HC_NET_DROP_CKSUM] +
+			  r.b->net.stats.rx_drops[HC_NET_DROP_MALFORMED] +
+			  r.b->net.stats.rx_drops[HC_NET_DROP_NOT_OURS] > 0);
+	}
+	/* what each side says in its HELLOs */
+	CU_ASSERT_EQUAL(r.fb->cov_rx_ok, which == 2);
+	CU_ASSERT_EQUAL(r.fa->peer_cov_accept, r.fb->cov_rx_ok);
+out:
+	env_destroy();
+}
+
+static void test_shm_full_key(void) { shm_full_case(0); }
+static void test_shm_full_one_side(void) { shm_full_case(1); }
+static void test_shm_full_tx_corrupt(void) { shm_full_case(2); }
+static void test_shm_full_rx_corrupt(void) { shm_full_case(3); }
+static void test_shm_full_rx_truncate(void) { shm_full_case(4); }
+
+/* A header-only DATA packet (sealed over its header, right in every
+ * other way) to a receiver that did not say cov_accept (its port is not
+ * shared memory): counted as corrupt (crc_rx, cov_refused_rx), dropped,
+ * nothing delivered. The same packet to a receiver that accepts: placed.
+ * A header-only packet whose payload was changed on the way is placed as
+ * it arrived there (the payload is not covered, by design), while one
+ * whose header changed is dropped. */
+static void
+test_shm_refused(void)
+{
+	uint8_t payload[64], img[MTU];
+	struct ep *a, *b;
+	struct hct_flow *fb;
+	struct hct_pkt p;
+	uint32_t n, psn;
+	int accept;
+
+	for (accept = 0; accept < 2; accept++) {
+		shm_conf.shm[0] = shm_conf.shm[1] = accept;
+		shm_conf.shm_crc = HCT_SHM_CRC_HEADER;
+		if (env_create(0) != 0 || !establish())
+			goto out;
+		a = &g.ep[0];
+		b = &g.ep[1];
+		fb = &b->hct.flows[0];
+		CU_ASSERT_EQUAL(fb->cov_rx_ok, accept);
+		psn = fb->rcv_nxt;
+		fill_pattern(payload, sizeof(payload), 12);
+		forge_data(&p, psn, sizeof(payload));
+		p.cov = HCT_COV_HDR;
+		n = hct_image(img, &p, HCT_HDR_LEN, payload, sizeof(payload));
+		CU_ASSERT_TRUE(hct_crc_ok(img, n, 1));
+		if (accept) {
+			/* a changed header fails even so */
+			img[HCT_OFF(offset) + 7] ^= 0x08;
+			CU_ASSERT_EQUAL(net_send_image(a, IP1, img, n), 0);
+			CU_ASSERT_TRUE(run_until(wire_idle,
+						 10 * HC_NS_PER_MS));
+			CU_ASSERT_EQUAL(b->hct.stats.crc_rx, 1);
+			CU_ASSERT_EQUAL(b->hct.stats.cov_refused_rx, 0);
+			img[HCT_OFF(offset) + 7] ^= 0x08;
+			img[HCT_HDR_LEN + 3] ^= 0x40; /* payload: not covered */
+		}
+		CU_ASSERT_EQUAL(net_send_image(a, IP1, img, n), 0);
+		CU_ASSERT_TRUE(run_until(wire_idle, 10 * HC_NS_PER_MS));
+		if (!accept) {
+			CU_ASSERT_EQUAL(b->hct.stats.crc_rx, 1);
+			CU_ASSERT_EQUAL(b->hct.stats.cov_refused_rx, 1);
+			CU_ASSERT_EQUAL(b->data_calls, 0);
+			CU_ASSERT_EQUAL(fb->stats.data_rx, 0);
+			CU_ASSERT_EQUAL(fb->rcv_nxt, psn);
+		} else {
+			payload[3] ^= 0x40;
+			CU_ASSERT_EQUAL(b->hct.stats.crc_rx, 1);
+			CU_ASSERT_EQUAL(b->data_calls, 1);
+			CU_ASSERT_EQUAL(fb->stats.data_rx, 1);
+			CU_ASSERT_EQUAL(fb->stats.data_rx_hdr_cov, 1);
+			CU_ASSERT_EQUAL(fb->rcv_nxt, psn + 1);
+			CU_ASSERT_EQUAL(memcmp(b->dst, payload,
+					       sizeof(payload)), 0);
+		}
+		CU_ASSERT_EQUAL(fb->state, HCT_FLOW_ESTABLISHED);
+		env_destroy();
+	}
+	return;
+out:
+	env_destroy();
+}
+
 /* 8. Rank 1 restarts with a new nonce: rank 0 declares the old peer lost
  * and the new incarnation's DATA never enters the old flow. */
 static void
@@ -2313,6 +2528,17 @@ static CU_TestInfo transport_tests[] = {
 	  test_reject },
 	{ "16 receiver credit of 4 packets obeyed end to end",
 	  test_credit_loop },
+	{ "17 shm links: header-only CRC both ways, retransmission too",
+	  test_shm_hdr_cov },
+	{ "17b shm_crc = payload: full CRC", test_shm_full_key },
+	{ "17c one end not shm: full CRC (not accepted)",
+	  test_shm_full_one_side },
+	{ "17d TX injector corrupts: full CRC, exact", test_shm_full_tx_corrupt },
+	{ "17e RX injector corrupts: full CRC, exact", test_shm_full_rx_corrupt },
+	{ "17f RX injector truncates: full CRC, exact",
+	  test_shm_full_rx_truncate },
+	{ "17g header-only DATA refused unless accepted, counted",
+	  test_shm_refused },
 	CU_TEST_INFO_NULL,
 };
 
