@@ -45,7 +45,8 @@ hc_perf_usage(FILE *f)
 "                         against n, ignored by the others\n"
 "  -a, --algo A           all-reduce algorithm: ring | tree (double binary\n"
 "                         tree) | hd (halving-doubling) | hier (two-level by\n"
-"                         the [rank.N] group key) | auto (the alpha-beta\n"
+"                         the [rank.N] group key) | rd (recursive\n"
+"                         doubling, short messages) | auto (the alpha-beta\n"
 "                         tuner; default: [coll] algo, else auto). Sets\n"
 "                         HC_ALGO; an algorithm that cannot run this job\n"
 "                         (hier with unequal groups) fails the run, and a\n"
@@ -272,9 +273,10 @@ hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 			    strcmp(optarg, "tree") != 0 &&
 			    strcmp(optarg, "hd") != 0 &&
 			    strcmp(optarg, "hier") != 0 &&
+			    strcmp(optarg, "rd") != 0 &&
 			    strcmp(optarg, "auto") != 0) {
 				fprintf(msg, "hc-perf: -a '%s': not ring, "
-					"tree, hd, hier or auto\n", optarg);
+					"tree, hd, hier, rd or auto\n", optarg);
 				return -1;
 			}
 			o->algo = optarg;

@@ -186,6 +186,7 @@ chain_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 	/* each slice arrives once: the first reduction of its region */
 	u.own = u.reduce && op->own != NULL ?
 		op->own + first * op->elem_size : NULL;
+	u.own_left = 0;
 	u.done = unit_done;
 	u.id = k;
 	return hc_data_accept(op, &u, d, payload);

@@ -46,6 +46,7 @@ extern const struct hc_algo hc_algo_chain;
 extern const struct hc_algo hc_algo_tree;  /**< double binary tree */
 extern const struct hc_algo hc_algo_hd;    /**< halving-doubling */
 extern const struct hc_algo hc_algo_hier;  /**< two-level, by group */
+extern const struct hc_algo hc_algo_rd;    /**< recursive doubling */
 
 /** The ops table of an all-reduce algorithm id (not AUTO), or NULL. */
 const struct hc_algo *hc_algo_get(enum hc_algo_id a);

@@ -32,7 +32,7 @@ static const struct hc_cfg_key keys[] = {
 	/* The keywords are tune.c's (hc_algo_id_parse); the list names the
 	 * measured choices first. */
 	{ "coll", "algo", HC_CFG_ENUM, "", F(algo), .def = HC_ALGO_AUTO,
-	  .parse = hc_algo_id_parse, .choices = "ring, tree, hd, hier or auto",
+	  .parse = hc_algo_id_parse, .choices = "ring, tree, hd, hier, rd or auto",
 	  .env = "HC_ALGO", .env_at_key = true },
 	/* fp32 by default: the one-rounding contract of reduce.h (C10,
 	 * C11); native halves the reduce-scatter bytes of fp16/bf16. */

@@ -101,6 +101,8 @@ hc_algo_get(enum hc_algo_id a)
 		return &hc_algo_hd;
 	case HC_ALGO_HIER:
 		return &hc_algo_hier;
+	case HC_ALGO_RD:
+		return &hc_algo_rd;
 	default:
 		return NULL;
 	}
@@ -246,7 +248,8 @@ choose_algo(struct hc_comm *comm, uint64_t bytes)
 	a = hc_tune_pick(&comm->shape, &comm->tune, (double)bytes);
 	if (!(__atomic_fetch_or(&comm->logged, bit, __ATOMIC_RELAXED) & bit))
 		HC_LOG(INFO, COLL, "comm %08x all-reduce of %" PRIu64 "+ bytes: "
-		       "%s (predicted us: ring %.1f tree %.1f hd %.1f hier %.1f;"
+		       "%s (predicted us: ring %.1f tree %.1f hd %.1f hier %.1f "
+		       "rd %.1f;"
 		       " alpha %.1f us, beta %.3f ns/B)", comm->id, bit,
 		       hc_algo_id_name(a),
 		       hc_tune_cost(HC_ALGO_RING, &comm->shape, &comm->tune,
@@ -256,6 +259,8 @@ choose_algo(struct hc_comm *comm, uint64_t bytes)
 		       hc_tune_cost(HC_ALGO_HD, &comm->shape, &comm->tune,
 				    (double)bytes) / 1e3,
 		       hc_tune_cost(HC_ALGO_HIER, &comm->shape, &comm->tune,
+				    (double)bytes) / 1e3,
+		       hc_tune_cost(HC_ALGO_RD, &comm->shape, &comm->tune,
 				    (double)bytes) / 1e3,
 		       comm->tune.alpha_ns / 1e3, comm->tune.beta_ns);
 	return a;

@@ -25,7 +25,10 @@ hc_data_accept(struct hc_coll_op *op, const struct hc_rx_unit *u,
 	}
 	at = d->offset - u->first;
 	c0 = hc_cpustat_begin(); /* payload: reduce or copy */
-	if (u->reduce && u->own == NULL) {
+	if (u->reduce && u->own == NULL && u->own_left) {
+		op->reduce3(u->dst + at, u->dst + at, payload,
+			    d->length / u->es);
+	} else if (u->reduce && u->own == NULL) {
 		op->reduce3(u->dst + at, payload, u->dst + at,
 			    d->length / u->es);
 	} else if (u->reduce && op->acc == op->dtype) {

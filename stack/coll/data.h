@@ -48,6 +48,9 @@ struct hc_rx_unit {
 	                      *   element, dtype elements) is this rank's
 	                      *   contribution: dst = payload OP own, so dst
 	                      *   needs no pre-copy of the send buffer */
+	int own_left;        /**< reduce with own NULL only: dst = dst OP
+	                      *   payload (dst's partial result the left
+	                      *   operand, rd.c), else dst = payload OP dst */
 	hc_rx_done_fn done;  /**< called once *got reaches len */
 	uint64_t id;         /**< passed to done */
 };

@@ -30,6 +30,14 @@ void
 hc_plan_add(struct hc_plan *p, enum hc_step_kind kind, int final,
 	    uint32_t peer, uint16_t tag, uint64_t first, uint64_t len)
 {
+	hc_plan_add_x(p, kind, final, 0, 0, peer, tag, first, len);
+}
+
+void
+hc_plan_add_x(struct hc_plan *p, enum hc_step_kind kind, int final,
+	      int snap, int own_left, uint32_t peer, uint16_t tag,
+	      uint64_t first, uint64_t len)
+{
 	if (len == 0 || p->err != 0)
 		return;
 	if (p->len == p->cap) {
@@ -44,8 +52,9 @@ hc_plan_add(struct hc_plan *p, enum hc_step_kind kind, int final,
 		p->cap = cap;
 	}
 	p->s[p->len++] = (struct hc_step){ .kind = (uint8_t)kind,
-		.final = final != 0, .tag = tag, .peer = peer, .first = first,
-		.len = len };
+		.final = final != 0, .snap = snap != 0,
+		.own_left = own_left != 0, .tag = tag, .peer = peer,
+		.first = first, .len = len };
 }
 
 static int
@@ -57,12 +66,15 @@ is_recv(const struct hc_step *s)
 /* Does step j (earlier) block step i? A SEND or FINISH waits for the
  * RECVs and FINISHes before it that overlap it; a RECV_RED waits for the
  * RECV_REDs before it that overlap it (it is reduced after them: the
- * order of the float additions is the plan's, not the arrival order). */
+ * order of the float additions is the plan's, not the arrival order) and
+ * for the snap SENDs before it that overlap it (their copy is taken
+ * first). */
 static int
 blocks(const struct hc_step *j, const struct hc_step *i)
 {
 	if (i->kind == HC_STEP_RECV_RED) {
-		if (j->kind != HC_STEP_RECV_RED)
+		if (j->kind != HC_STEP_RECV_RED &&
+		    !(j->kind == HC_STEP_SEND && j->snap))
 			return 0;
 	} else if (i->kind != HC_STEP_SEND && i->kind != HC_STEP_FINISH) {
 		return 0;

@@ -23,7 +23,18 @@
  * is the program's whatever the arrival order, and a float result is the
  * same bits run after run (for one algorithm, rank count and count). The
  * final value is computed at one rank and copied to the others, so every
- * rank holds the same bits too. RECV_COPY waits for nothing.
+ * rank holds the same bits too; or, in recursive doubling (rd.c), two
+ * partners compute it alike from the same two operands in the same order
+ * (own_left). RECV_COPY waits for nothing.
+ *
+ * Snapshots: the transport copies a message's bytes when it cuts it into
+ * packets, which the congestion window may put off, so a plan must not
+ * reduce into a range a queued SEND still reads. A SEND with snap reads a
+ * copy of its range taken when it is issued (the executor's, freed with
+ * the op) and counts as complete then: a RECV_RED also waits for every
+ * earlier snap SEND whose range overlaps its own, so it cannot change the
+ * range before the copy is taken. Any other SEND of partial sums must not
+ * be followed by an overlapping RECV_RED (test_plan checks every plan).
  *
  * Matching: a SEND from rank a to b with tag t matches the RECV at b from
  * a with tag t; (peer, tag) is unique among a rank's RECVs, and the tag
@@ -45,6 +56,11 @@ struct hc_step {
 	uint8_t kind;       /**< enum hc_step_kind */
 	uint8_t final;      /**< SEND: final values (recv, element type),
 	                     *   else partial sums (work, accumulation type) */
+	uint8_t snap;       /**< SEND: from a copy of the range taken when
+	                     *   issued (above) */
+	uint8_t own_left;   /**< RECV_RED: work = work OP data (this rank's
+	                     *   partial sums the left operand), else
+	                     *   work = data OP work */
 	uint16_t tag;
 	uint32_t peer;      /**< comm rank; unused for FINISH */
 	uint64_t first;     /**< elements */
@@ -78,6 +94,11 @@ void hc_plan_free(struct hc_plan *p);
  *  alike). Failure to grow is remembered in p->err. */
 void hc_plan_add(struct hc_plan *p, enum hc_step_kind kind, int final,
 		 uint32_t peer, uint16_t tag, uint64_t first, uint64_t len);
+
+/** hc_plan_add with the snap (SEND) and own_left (RECV_RED) flags. */
+void hc_plan_add_x(struct hc_plan *p, enum hc_step_kind kind, int final,
+		   int snap, int own_left, uint32_t peer, uint16_t tag,
+		   uint64_t first, uint64_t len);
 
 /** Compute dependencies and the RECV index. @return 0, p->err, or
  *  -HC_ERR_NOMEM. */
@@ -140,6 +161,19 @@ void hc_hd_plan_sub(struct hc_plan *p, const uint32_t *ranks, uint32_t m,
 
 /** Plan of halving-doubling among all n ranks (hd.c). */
 void hc_hd_plan(struct hc_plan *p, uint32_t n, uint32_t r, uint64_t count);
+
+/**
+ * Plan of the recursive-doubling all-reduce of count elements at rank r of
+ * n (rd.c; Thakur, Rabenseifner, Gropp, IJHPCA 19(1), 2005, section 4.4,
+ * the short-message all-reduce): with p the largest power of two <= n,
+ * log2 p steps, in step k participants v and v XOR 2^k exchange their
+ * whole current vectors (snap SENDs) and reduce, the lower v's partial
+ * sums the left operand at both (own_left), so that both hold the same
+ * bits. Ranks beyond p fold in as in hc_hd_plan_sub: of the first 2(n-p),
+ * each even one sends its vector to the next odd one (tag 0) and gets the
+ * result back at the end (tag 1 + log2 p). Tags 0 .. 1 + log2 p.
+ */
+void hc_rd_plan(struct hc_plan *p, uint32_t n, uint32_t r, uint64_t count);
 
 /**
  * Plan of the two-level all-reduce (hier.c) at rank r of n whose group

@@ -10,7 +10,10 @@
  * plan reduces into a region only before it sends that region on, and a
  * final value that lands in a region this rank sent partial sums from
  * includes those partial sums, so it cannot arrive before they were cut
- * into packets (the argument of ring.c).
+ * into packets (the argument of ring.c). The exception, recursive
+ * doubling (rd.c), sends a range and then reduces into it: its SENDs are
+ * snap SENDs (plan.h), sent from a copy in x->snap taken when issued,
+ * after which the RECV_REDs that wait for them are released.
  *
  * Reduction order: a RECV_RED is reduced only after the RECV_REDs before
  * it in the plan that overlap it (plan.h). DATA of a RECV_RED that still
@@ -36,6 +39,9 @@ struct plan_run {
 	struct hc_plan plan;
 	uint32_t *wait;       /**< [step] dependencies not yet complete */
 	uint8_t **stage;      /**< [step] early DATA of a waiting RECV_RED */
+	uint8_t *snap;        /**< copies of the snap SENDs' ranges, each
+	                       *   taken at issue (in issue order) */
+	uint64_t snap_used;   /**< bytes of snap handed out */
 };
 
 static void issue(struct hc_coll_op *op, uint32_t i);
@@ -52,7 +58,10 @@ flush_stage(struct hc_coll_op *op, uint32_t i)
 
 	/* The three-operand kernel, as hc_data_accept's: native fp16/bf16
 	 * ([coll] precision) has no two-operand one. */
-	op->reduce3(w, x->stage[i], w, st->len);
+	if (st->own_left)
+		op->reduce3(w, w, x->stage[i], st->len);
+	else
+		op->reduce3(w, x->stage[i], w, st->len);
 	free(x->stage[i]);
 	x->stage[i] = NULL;
 	complete(op, i);
@@ -74,17 +83,26 @@ release(struct hc_coll_op *op, uint32_t i)
 		flush_stage(op, i);
 }
 
+/* Release what waits for step i. */
+static void
+unblock(struct hc_coll_op *op, uint32_t i)
+{
+	struct plan_run *x = op->algo_state;
+	uint32_t k;
+
+	for (k = x->plan.out_first[i]; k < x->plan.out_first[i + 1]; k++)
+		if (--x->wait[x->plan.out[k]] == 0 && op->status == 0)
+			release(op, x->plan.out[k]);
+}
+
 /* Step i (a RECV or FINISH) is complete: release what waits for it. */
 static void
 complete(struct hc_coll_op *op, uint32_t i)
 {
 	struct plan_run *x = op->algo_state;
-	uint32_t k;
 
 	x->s.recv_left--;
-	for (k = x->plan.out_first[i]; k < x->plan.out_first[i + 1]; k++)
-		if (--x->wait[x->plan.out[k]] == 0 && op->status == 0)
-			release(op, x->plan.out[k]);
+	unblock(op, i);
 }
 
 static void
@@ -108,14 +126,24 @@ issue(struct hc_coll_op *op, uint32_t i)
 		return;
 	}
 	es = st->final ? op->elem_size : op->acc_size;
-	buf = st->final ? op->recv : op->work;
-	hc_data_fill(msg, op, st->tag, buf + st->first * es, st->len * es,
-		     st->first * es);
+	buf = (st->final ? op->recv : op->work) + st->first * es;
+	if (st->snap) {
+		uint8_t *c = x->snap + x->snap_used;
+
+		memcpy(c, buf, st->len * es);
+		x->snap_used += st->len * es;
+		buf = c;
+	}
+	hc_data_fill(msg, op, st->tag, buf, st->len * es, st->first * es);
 	/* hc_data_fill gave it the op's class: the request's priority
 	 * (hc_op_opts), as the ring's messages have. */
 	rc = hct_send(op->comm->coll->hct, op->comm->world[st->peer], msg);
-	if (rc != 0)
+	if (rc != 0) {
 		hc_coll_op_fail(op, rc);
+		return;
+	}
+	if (st->snap)
+		unblock(op, i); /* the copy is taken: its range may change */
 }
 
 /* hc_rx_done_fn: RECV step `unit` got all its bytes. */
@@ -142,7 +170,7 @@ int
 hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 {
 	struct plan_run *x;
-	uint64_t sends = 0, waits = 0;
+	uint64_t sends = 0, waits = 0, snap = 0;
 	uint32_t i;
 	int rc;
 
@@ -161,12 +189,19 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 			sends++;
 		else
 			waits++;
+		if (plan->s[i].kind == HC_STEP_SEND && plan->s[i].snap)
+			snap += plan->s[i].len * (plan->s[i].final ?
+						  op->elem_size : op->acc_size);
 	}
+	if (x != NULL && snap > 0)
+		x->snap = malloc(snap);
 	if (x == NULL || x->wait == NULL || x->stage == NULL ||
+	    (snap > 0 && x->snap == NULL) ||
 	    hc_sched_init(&x->s, plan->len, waits, sends) != 0) {
 		if (x != NULL) {
 			free(x->wait);
 			free(x->stage);
+			free(x->snap);
 		}
 		free(x);
 		hc_plan_free(plan);
@@ -203,6 +238,7 @@ hc_plan_run_data(struct hc_coll_op *op, uint32_t src,
 	u.first = s->first * u.es;
 	u.len = s->len * u.es;
 	u.own = NULL; /* work was filled before the plan ran */
+	u.own_left = s->own_left;
 	u.got = &x->s.got[i];
 	u.done = unit_done;
 	u.id = i;
@@ -229,6 +265,7 @@ hc_plan_run_fini(struct hc_coll_op *op)
 	for (i = 0; i < x->plan.len; i++)
 		free(x->stage[i]);
 	free(x->stage);
+	free(x->snap);
 	hc_plan_free(&x->plan);
 	free(x->wait);
 	hc_sched_fini(op);

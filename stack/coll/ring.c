@@ -254,6 +254,7 @@ ring_data(struct hc_coll_op *op, uint32_t src, const struct hct_data_desc *d,
 	 * one sent at step 0): always the first reduction of its region. */
 	u.own = u.reduce && op->own != NULL ?
 		op->own + first * op->elem_size : NULL;
+	u.own_left = 0;
 	if (!u.reduce)
 		u.dst = hc_coll_gather_ptr(op, b, first);
 	else if (step == n - 2 && owned_direct(op))

@@ -10,6 +10,7 @@ static const char *const names[HC_ALGO__MAX] = {
 	[HC_ALGO_TREE] = "tree",
 	[HC_ALGO_HD] = "hd",
 	[HC_ALGO_HIER] = "hier",
+	[HC_ALGO_RD] = "rd",
 };
 
 const char *
@@ -84,6 +85,14 @@ hc_tune_cost(enum hc_algo_id a, const struct hc_tune_shape *sh,
 		break;
 	case HC_ALGO_HD:
 		hd_model(sh->n, &steps, &factor);
+		break;
+	case HC_ALGO_RD:
+		steps = log2_floor(sh->n);
+		factor = 2 * steps; /* sent and snapshot-copied (tune.h) */
+		if (sh->n != 1u << log2_floor(sh->n)) {
+			steps += 2;
+			factor += 2;
+		}
 		break;
 	default: {
 		double g = sh->gsize;

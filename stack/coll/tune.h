@@ -20,6 +20,17 @@
  *         Thakur et al. 2005, 4.4)
  *   hier: steps 2 + hd(m) steps,   factor 2(g-1)/g + hd(m) factor / g
  *         (only when m > 1, g > 1 and the groups are equal)
+ *   rd:   steps log2 p,            factor 2 log2 p, plus 2 steps and
+ *         factor 2 when n != p (pre- and post-step; Thakur et al. 2005,
+ *         4.4, recursive doubling). The whole vector goes out every step
+ *         (log2 p), and every step first copies it (the snapshot, rd.c):
+ *         a second pass over B, counted at beta, which on memif is itself
+ *         a memory copy. Without it the model would pick rd at n = 2 for
+ *         every size (1 step, factor 1 against the ring's 2 steps, factor
+ *         1), but on 2 memif ranks rd measured 1.2-1.4x the ring's time
+ *         at 2 and 8 MiB (load 5: 3080/3048 against 2568/2684 us at
+ *         2 MiB, 13644/14459 against 10606/10156 us at 8 MiB); below
+ *         512 KiB it was as fast or faster.
  */
 #ifndef HC_COLL_TUNE_H
 #define HC_COLL_TUNE_H
@@ -33,6 +44,7 @@ enum hc_algo_id {
 	HC_ALGO_TREE,
 	HC_ALGO_HD,
 	HC_ALGO_HIER,
+	HC_ALGO_RD,     /**< recursive doubling (rd.c), short messages */
 	HC_ALGO__MAX,
 };
 
@@ -49,7 +61,7 @@ struct hc_tune_shape {
 	uint32_t gsize;       /**< g: ranks per group, 0 if unequal */
 };
 
-/** "ring", "tree", "hd", "hier", "auto" for an id. */
+/** "ring", "tree", "hd", "hier", "rd", "auto" for an id. */
 const char *hc_algo_id_name(enum hc_algo_id a);
 
 /** Id of a name (as above), or -1 when unknown. */

@@ -92,7 +92,7 @@
  *   c05bcast, c05reduce: the last rank broadcasts another dtype, or
  *           reduces to another root
  *   algo    the all-reduce algorithm forced by HC_ALGO (ring, tree, hd,
- *           hier; tests/run runs each for n = 1..5): the tuner line names
+ *           hier, rd; tests/run runs each for n = 1..5): the tuner line names
  *           it; counts {0, 1, n-1, n+1} x every dtype x op x both
  *           placements; count 1000003 x every dtype with two ops (one in
  *           place, one out of place, all five ops covered); PN sums of

@@ -548,8 +548,8 @@ test_algo_group(void)
 	CU_ASSERT_EQUAL(cfg.coll.algo, HC_ALGO_TREE);
 	hc_config_free(&cfg);
 	expect_error(JOB2 RANK0 RANK1 "[coll]\nalgo = fast\n",
-		     ":12: [coll] algo: 'fast' is not ring, tree, hd, hier or "
-		     "auto");
+		     ":12: [coll] algo: 'fast' is not ring, tree, hd, hier, rd "
+		     "or auto");
 	expect_error(JOB2 RANK0 "group = 65536\n" RANK1,
 		     ":8: [rank.0] group: '65536' is not an integer in "
 		     "0..65535");

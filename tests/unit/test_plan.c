@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Step plans of the tree, halving-doubling and two-level all-reduce
- * (plan.h), and the tuner's cost model (tune.h).
+ * Step plans of the tree, halving-doubling, two-level and recursive-
+ * doubling all-reduce (plan.h), and the tuner's cost model (tune.h).
  *
  * Plans are checked by a symbolic run over every rank: each element
  * carries the set of ranks whose contribution it holds (a bit mask), a
@@ -13,7 +13,14 @@
  * A RECV_RED whose data comes while it still waits (plan.h) is held and
  * reduced when released, and every element must see its reductions in
  * the order of the plan's steps (the float result does not depend on
- * arrival order).
+ * arrival order). Each element also carries a hash of the expression that
+ * computed it, with the operands in the order the executor passes them
+ * (RECV_RED: data OP work, or work OP data with own_left): every rank's
+ * output must hold the same expression, so that a kernel that is not
+ * commutative bit for bit (float MAX of +0 and -0, NaN payloads) still
+ * gives the same bits everywhere. A snap SEND delivers its range as it is
+ * when issued; any other SEND of partial sums must not be followed by an
+ * overlapping RECV_RED.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -30,7 +37,7 @@
 
 #define MAX_N 17
 
-enum algo { A_TREE, A_HD, A_HIER };
+enum algo { A_TREE, A_HD, A_HIER, A_RD };
 
 static void
 make_plan(enum algo a, struct hc_plan *p, uint32_t n, uint32_t r,
@@ -50,6 +57,9 @@ make_plan(enum algo a, struct hc_plan *p, uint32_t n, uint32_t r,
 	case A_HIER:
 		*rc = hc_hier_plan(p, n, r, count, group);
 		break;
+	case A_RD:
+		hc_rd_plan(p, n, r, count);
+		break;
 	}
 	if (*rc == 0)
 		*rc = hc_plan_link(p);
@@ -63,13 +73,28 @@ struct sim_rank {
 	uint32_t *out;     /* [element] final value's mask */
 	uint8_t *written;  /* [element] times the output was written */
 	uint32_t **held;   /* [step] masks of a RECV_RED that came early */
+	uint64_t **heldh;  /* [step] and their expression hashes */
 	uint32_t *last;    /* [element] last RECV_RED step reduced + 1 */
+	uint64_t *wh;      /* [element] hash of work's expression */
+	uint64_t *oh;      /* [element] hash of the output's expression */
 };
 
-/* Reduce RECV_RED j of rank q (masks v[0..len-1]) into its work. */
+/* Hash of the expression (a OP b): not symmetric in a and b. */
+static uint64_t
+expr(uint64_t a, uint64_t b)
+{
+	uint64_t z = a * 0x9e3779b97f4a7c15ull + b + 0x632be59bd9b4e019ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Reduce RECV_RED j of rank q (masks v[0..len-1], hashes h) into its
+ * work. */
 static void
 sim_reduce(struct sim_rank *d, uint32_t q, uint32_t j, const uint32_t *v,
-	   unsigned int *bad)
+	   const uint64_t *h, unsigned int *bad)
 {
 	const struct hc_step *t = &d->p.s[j];
 	uint64_t e;
@@ -83,6 +108,8 @@ sim_reduce(struct sim_rank *d, uint32_t q, uint32_t j, const uint32_t *v,
 			printf("\n  rank %u element %" PRIu64 ": RECV_RED %u "
 			       "reduced after %u\n", q, e, j, d->last[e] - 1);
 		d->work[e] |= v[e - t->first];
+		d->wh[e] = t->own_left ? expr(d->wh[e], h[e - t->first])
+				       : expr(h[e - t->first], d->wh[e]);
 		d->last[e] = j + 1;
 	}
 }
@@ -113,12 +140,61 @@ sim_complete(struct sim_rank *R, uint32_t n, uint32_t q, uint32_t i,
 		if (p->s[j].kind != HC_STEP_RECV_RED) {
 			sim_issue(R, n, q, j, bad);
 		} else if (R[q].held[j] != NULL) {
-			sim_reduce(&R[q], q, j, R[q].held[j], bad);
+			sim_reduce(&R[q], q, j, R[q].held[j], R[q].heldh[j],
+				   bad);
 			free(R[q].held[j]);
+			free(R[q].heldh[j]);
 			R[q].held[j] = NULL;
+			R[q].heldh[j] = NULL;
 			sim_complete(R, n, q, j, bad);
 		}
 	}
+}
+
+/* SEND s of rank q arrives at RECV j of its peer. */
+static void
+sim_deliver(struct sim_rank *R, uint32_t n, uint32_t q,
+	    const struct hc_step *s, uint32_t j, unsigned int *bad)
+{
+	struct sim_rank *d = &R[s->peer];
+	const struct hc_step *t = &d->p.s[j];
+	uint64_t e;
+
+	if (t->first != s->first || t->len != s->len ||
+	    (t->kind == HC_STEP_RECV_COPY) != (s->final != 0) || d->done[j]) {
+		if ((*bad)++ == 0)
+			printf("\n  rank %u tag %u to %u: RECV differs\n", q,
+			       s->tag, s->peer);
+		return;
+	}
+	if (t->kind == HC_STEP_RECV_COPY) {
+		for (e = s->first; e < s->first + s->len; e++) {
+			d->out[e] = R[q].out[e];
+			d->oh[e] = R[q].oh[e];
+			d->written[e]++;
+		}
+		sim_complete(R, n, s->peer, j, bad);
+		return;
+	}
+	if (d->held[j] != NULL) {
+		if ((*bad)++ == 0)
+			printf("\n  rank %u tag %u to %u: twice\n", q, s->tag,
+			       s->peer);
+		return;
+	}
+	d->held[j] = malloc(s->len * sizeof(uint32_t));
+	d->heldh[j] = malloc(s->len * sizeof(uint64_t));
+	CU_ASSERT_FATAL(d->held[j] != NULL && d->heldh[j] != NULL);
+	memcpy(d->held[j], &R[q].work[s->first], s->len * sizeof(uint32_t));
+	memcpy(d->heldh[j], &R[q].wh[s->first], s->len * sizeof(uint64_t));
+	if (d->wait[j] != 0)
+		return; /* reduced when released (sim_complete) */
+	sim_reduce(d, s->peer, j, d->held[j], d->heldh[j], bad);
+	free(d->held[j]);
+	free(d->heldh[j]);
+	d->held[j] = NULL;
+	d->heldh[j] = NULL;
+	sim_complete(R, n, s->peer, j, bad);
 }
 
 static void
@@ -135,12 +211,14 @@ sim_issue(struct sim_rank *R, uint32_t n, uint32_t q, uint32_t i,
 				printf("\n  rank %u finishes element %" PRIu64
 				       " holding %#x\n", q, e, R[q].work[e]);
 			R[q].out[e] = R[q].work[e];
+			R[q].oh[e] = R[q].wh[e];
 			R[q].written[e]++;
 		}
 		sim_complete(R, n, q, i, bad);
 		return;
 	}
-	/* SEND: the matching RECV at the peer. */
+	/* SEND: the matching RECV at the peer; a snap SEND then releases
+	 * what waits for it (its copy is taken, plan.h). */
 	R[q].done[i] = 1;
 	j = hc_plan_find_recv(&R[s->peer].p, q, s->tag);
 	if (j == UINT32_MAX) {
@@ -149,43 +227,9 @@ sim_issue(struct sim_rank *R, uint32_t n, uint32_t q, uint32_t i,
 			       s->peer);
 		return;
 	}
-	{
-		struct sim_rank *d = &R[s->peer];
-		const struct hc_step *t = &d->p.s[j];
-
-		if (t->first != s->first || t->len != s->len ||
-		    (t->kind == HC_STEP_RECV_COPY) != (s->final != 0) ||
-		    d->done[j]) {
-			if ((*bad)++ == 0)
-				printf("\n  rank %u tag %u to %u: RECV differs"
-				       "\n", q, s->tag, s->peer);
-			return;
-		}
-		if (t->kind == HC_STEP_RECV_COPY) {
-			for (e = s->first; e < s->first + s->len; e++) {
-				d->out[e] = R[q].out[e];
-				d->written[e]++;
-			}
-			sim_complete(R, n, s->peer, j, bad);
-			return;
-		}
-		if (d->held[j] != NULL) {
-			if ((*bad)++ == 0)
-				printf("\n  rank %u tag %u to %u: twice\n", q,
-				       s->tag, s->peer);
-			return;
-		}
-		d->held[j] = malloc(s->len * sizeof(uint32_t));
-		CU_ASSERT_FATAL(d->held[j] != NULL);
-		memcpy(d->held[j], &R[q].work[s->first],
-		       s->len * sizeof(uint32_t));
-		if (d->wait[j] != 0)
-			return; /* reduced when released (sim_complete) */
-		sim_reduce(d, s->peer, j, d->held[j], bad);
-		free(d->held[j]);
-		d->held[j] = NULL;
-		sim_complete(R, n, s->peer, j, bad);
-	}
+	sim_deliver(R, n, q, s, j, bad);
+	if (s->snap)
+		sim_complete(R, n, q, i, bad);
 }
 
 /* Plan all n ranks, run them; @return problems found. */
@@ -209,12 +253,17 @@ sim(enum algo a, uint32_t n, uint64_t count, const uint32_t *group)
 		R[q].written = calloc(count + 1, 1);
 		R[q].held = calloc(R[q].p.len + 1, sizeof(uint32_t *));
 		R[q].last = calloc(count + 1, sizeof(uint32_t));
+		R[q].heldh = calloc(R[q].p.len + 1, sizeof(uint64_t *));
+		R[q].wh = calloc(count + 1, sizeof(uint64_t));
+		R[q].oh = calloc(count + 1, sizeof(uint64_t));
 		CU_ASSERT_FATAL(R[q].wait && R[q].done && R[q].work &&
 				R[q].out && R[q].written && R[q].held &&
-				R[q].last);
+				R[q].last && R[q].heldh && R[q].wh && R[q].oh);
 		memcpy(R[q].wait, R[q].p.ndeps, R[q].p.len * sizeof(uint32_t));
-		for (e = 0; e < count; e++)
+		for (e = 0; e < count; e++) {
 			R[q].work[e] = 1u << q;
+			R[q].wh[e] = 1000 + q; /* a leaf: rank q's value */
+		}
 		/* (peer, tag) unique among the RECVs; tags in range;
 		 * no region changes under a SEND that may still read it. */
 		for (i = 0; i + 1 < R[q].p.nrecv; i++) {
@@ -241,8 +290,19 @@ sim(enum algo a, uint32_t n, uint64_t count, const uint32_t *group)
 				continue;
 			for (j = i + 1; j < R[q].p.len; j++) {
 				const struct hc_step *t = &R[q].p.s[j];
+				uint32_t k, waits = 0;
 
-				if (overlap(s, t) &&
+				/* a snap SEND's copy is taken before any
+				 * overlapping RECV_RED after it may run */
+				for (k = R[q].p.out_first[i];
+				     k < R[q].p.out_first[i + 1]; k++)
+					waits += R[q].p.out[k] == j;
+				if (s->snap && !s->final && overlap(s, t) &&
+				    t->kind == HC_STEP_RECV_RED && waits != 1 &&
+				    bad++ == 0)
+					printf("\n  rank %u: RECV_RED %u does not "
+					       "wait for snap SEND %u\n", q, j, i);
+				if (overlap(s, t) && !(s->snap && !s->final) &&
 				    ((!s->final && t->kind == HC_STEP_RECV_RED)
 				     || (s->final &&
 					 (t->kind == HC_STEP_RECV_COPY ||
@@ -270,9 +330,22 @@ sim(enum algo a, uint32_t n, uint64_t count, const uint32_t *group)
 				printf("\n  rank %u element %" PRIu64 ": %#x, "
 				       "written %u times\n", q, e, R[q].out[e],
 				       R[q].written[e]);
-		for (i = 0; i < R[q].p.len; i++)
+		/* the same expression, operands in the same order, as at
+		 * rank 0: the same bits whatever the kernel */
+		for (e = 0; e < count && n > 1; e++)
+			if (R[q].oh[e] != R[0].oh[e] && bad++ == 0)
+				printf("\n  rank %u element %" PRIu64 ": not "
+				       "the expression rank 0 computed\n", q, e);
+	}
+	for (q = 0; q < n; q++) {
+		for (i = 0; i < R[q].p.len; i++) {
 			free(R[q].held[i]);
+			free(R[q].heldh[i]);
+		}
 		free(R[q].held);
+		free(R[q].heldh);
+		free(R[q].wh);
+		free(R[q].oh);
 		free(R[q].last);
 		hc_plan_free(&R[q].p);
 		free(R[q].wait);
@@ -412,6 +485,15 @@ test_hd_runs(void)
 		run_counts(A_HD, n, NULL);
 }
 
+static void
+test_rd_runs(void)
+{
+	uint32_t n;
+
+	for (n = 1; n <= MAX_N; n++)
+		run_counts(A_RD, n, NULL);
+}
+
 /* Step i of p is exactly (kind, final, peer, tag, first, len); peer and
  * tag are not compared for a FINISH. */
 static void
@@ -485,6 +567,71 @@ test_hd_fold(void)
 }
 
 static void
+test_rd_exact(void)
+{
+	struct hc_plan p;
+	int rc;
+
+	/* n = 2: one exchange of the whole vector, the lower rank's partial
+	 * sums on the left at both ends, then the rounding */
+	make_plan(A_RD, &p, 2, 0, 3, NULL, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.len, 3);
+	expect_step(&p, 0, HC_STEP_SEND, 0, 1, 1, 0, 3);
+	expect_step(&p, 1, HC_STEP_RECV_RED, 0, 1, 1, 0, 3);
+	expect_step(&p, 2, HC_STEP_FINISH, 0, 0, 0, 0, 3);
+	CU_ASSERT(p.s[0].snap && p.s[1].own_left);
+	/* the reduction waits for the copy of what it changes */
+	CU_ASSERT_EQUAL(p.ndeps[1], 1);
+	CU_ASSERT_EQUAL(p.ndeps[0], 0);
+	hc_plan_free(&p);
+	make_plan(A_RD, &p, 2, 1, 3, NULL, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.len, 3);
+	CU_ASSERT(p.s[0].snap && !p.s[1].own_left);
+	hc_plan_free(&p);
+	/* n = 5: p = 4, rank 0 folds into 1 (tag 0, result back with tag
+	 * 1 + log2 4 = 3); rank 1 (virtual 0) exchanges with virtual 1
+	 * (real 2) and 2 (real 3), then sends the result to 0 */
+	make_plan(A_RD, &p, 5, 0, 10, NULL, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.len, 2);
+	expect_step(&p, 0, HC_STEP_SEND, 0, 1, 0, 0, 10);
+	expect_step(&p, 1, HC_STEP_RECV_COPY, 1, 1, 3, 0, 10);
+	hc_plan_free(&p);
+	make_plan(A_RD, &p, 5, 1, 10, NULL, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.len, 7);
+	expect_step(&p, 0, HC_STEP_RECV_RED, 0, 0, 0, 0, 10);
+	expect_step(&p, 1, HC_STEP_SEND, 0, 2, 1, 0, 10);
+	expect_step(&p, 2, HC_STEP_RECV_RED, 0, 2, 1, 0, 10);
+	expect_step(&p, 3, HC_STEP_SEND, 0, 3, 2, 0, 10);
+	expect_step(&p, 4, HC_STEP_RECV_RED, 0, 3, 2, 0, 10);
+	expect_step(&p, 5, HC_STEP_FINISH, 0, 0, 0, 0, 10);
+	expect_step(&p, 6, HC_STEP_SEND, 1, 0, 3, 0, 10);
+	CU_ASSERT(!p.s[0].own_left && p.s[2].own_left && p.s[4].own_left);
+	CU_ASSERT(p.s[1].snap && p.s[3].snap && !p.s[6].snap);
+	/* step 1's reduction waits for step 0's and for its own copy */
+	CU_ASSERT_EQUAL(p.ndeps[2], 2);
+	CU_ASSERT_EQUAL(p.ndeps[4], 4);
+	hc_plan_free(&p);
+	/* rank 4 (virtual 3): partners virtual 2 (real 3), 1 (real 2); the
+	 * higher of both pairs: their partial sums on the left */
+	make_plan(A_RD, &p, 5, 4, 10, NULL, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.len, 5);
+	expect_step(&p, 0, HC_STEP_SEND, 0, 3, 1, 0, 10);
+	expect_step(&p, 2, HC_STEP_SEND, 0, 2, 2, 0, 10);
+	CU_ASSERT(!p.s[1].own_left && !p.s[3].own_left);
+	hc_plan_free(&p);
+	/* count 0: nothing */
+	make_plan(A_RD, &p, 4, 2, 0, NULL, &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(p.len, 0);
+	hc_plan_free(&p);
+}
+
+static void
 test_hier_runs(void)
 {
 	uint32_t g[MAX_N], n, r, per;
@@ -537,14 +684,37 @@ test_cost_exact(void)
 	/* hd n = 5: 2 log2 4 + 2 steps, 1.5 + 2 */
 	CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_HD, &uneq, &t, 1000),
 			       6 * 10000 + 3.5 * 500, 1e-9);
+	/* rd: log2 p steps, 2 log2 p times B (sent and copied); n = 5:
+	 * 2 + 2 steps, 4 + 2 times B */
+	CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_RD, &flat4, &t, 1000),
+			       2 * 10000 + 4 * 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_RD, &uneq, &t, 1000),
+			       4 * 10000 + 6 * 500, 1e-9);
+	{
+		const struct hc_tune_shape two = { 2, 2, 1 }, one = { 1, 1, 1 };
+
+		/* n = 2: one step, 2 B; ring and hd 2 steps of B/2 each:
+		 * rd below alpha / beta = 20000 B */
+		CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_RD, &two, &t,
+						    1000), 10000 + 2 * 500, 1e-9);
+		CU_ASSERT_EQUAL(hc_tune_pick(&two, &t, 19999), HC_ALGO_RD);
+		CU_ASSERT_EQUAL(hc_tune_pick(&two, &t, 20001), HC_ALGO_RING);
+		CU_ASSERT_DOUBLE_EQUAL(hc_tune_cost(HC_ALGO_RD, &one, &t,
+						    1000), 0, 1e-9);
+	}
 	CU_ASSERT_EQUAL(hc_tune_cost(HC_ALGO_HIER, &uneq, &t, 1000), -1);
 	CU_ASSERT_FALSE(hc_tune_can_run(HC_ALGO_HIER, &uneq));
 	CU_ASSERT_TRUE(hc_tune_can_run(HC_ALGO_HIER, &flat4));
-	/* n = 4: hd is never worse than ring or tree: no switch */
-	CU_ASSERT_EQUAL(hc_tune_pick(&flat4, &t, 1), HC_ALGO_HD);
+	/* n = 4: rd below 2 alpha / (2.5 beta) = 16000 B, then hd, never
+	 * worse than ring or tree */
+	CU_ASSERT_EQUAL(hc_tune_pick(&flat4, &t, 1), HC_ALGO_RD);
+	CU_ASSERT_EQUAL(hc_tune_pick(&flat4, &t, 15999), HC_ALGO_RD);
+	CU_ASSERT_EQUAL(hc_tune_pick(&flat4, &t, 16001), HC_ALGO_HD);
 	CU_ASSERT_EQUAL(hc_tune_pick(&flat4, &t, 1e12), HC_ALGO_HD);
-	CU_ASSERT_EQUAL(hc_tune_switches(&flat4, &t, NULL, NULL, NULL, 0), 0);
+	CU_ASSERT_EQUAL(hc_tune_switches(&flat4, &t, NULL, NULL, NULL, 0), 1);
 	CU_ASSERT_EQUAL(hc_algo_id_parse("tree"), HC_ALGO_TREE);
+	CU_ASSERT_EQUAL(hc_algo_id_parse("rd"), HC_ALGO_RD);
+	CU_ASSERT_STRING_EQUAL(hc_algo_id_name(HC_ALGO_RD), "rd");
 	CU_ASSERT_EQUAL(hc_algo_id_parse("auto"), HC_ALGO_AUTO);
 	CU_ASSERT_EQUAL(hc_algo_id_parse("Tree"), -1);
 	CU_ASSERT_STRING_EQUAL(hc_algo_id_name(HC_ALGO_HIER), "hier");
@@ -556,18 +726,25 @@ test_crossover(void)
 	/* n = 5: tree 6 alpha + 2 B beta, ring 8 alpha + 1.6 B beta: the
 	 * same at B = 2 alpha / (0.4 beta) = 5 alpha / beta; with alpha
 	 * 10 us and beta 0.5 ns/B that is 100000 B (a tie keeps the ring,
-	 * the lower id). hd (6 alpha + 3.5 B beta) never wins. */
+	 * the lower id). hd (6 alpha + 3.5 B beta) never wins; rd (4 alpha
+	 * + 6 B beta) below alpha / (2 beta) = 10000 B (a tie keeps the
+	 * tree). */
 	const struct hc_tune t = { 10000, 0.5 };
 	const struct hc_tune_shape s5 = { 5, 5, 1 }, s5uneq = { 5, 2, 0 };
 	uint64_t at[4];
 	enum hc_algo_id from[4], to[4];
 
+	CU_ASSERT_EQUAL(hc_tune_pick(&s5, &t, 9999), HC_ALGO_RD);
+	CU_ASSERT_EQUAL(hc_tune_pick(&s5, &t, 10001), HC_ALGO_TREE);
 	CU_ASSERT_EQUAL(hc_tune_pick(&s5, &t, 99999), HC_ALGO_TREE);
 	CU_ASSERT_EQUAL(hc_tune_pick(&s5, &t, 100001), HC_ALGO_RING);
-	CU_ASSERT_EQUAL_FATAL(hc_tune_switches(&s5, &t, at, from, to, 4), 1);
-	CU_ASSERT(at[0] == 100000 || at[0] == 100001);
-	CU_ASSERT_EQUAL(from[0], HC_ALGO_TREE);
-	CU_ASSERT_EQUAL(to[0], HC_ALGO_RING);
+	CU_ASSERT_EQUAL_FATAL(hc_tune_switches(&s5, &t, at, from, to, 4), 2);
+	CU_ASSERT(at[0] == 10000 || at[0] == 10001);
+	CU_ASSERT_EQUAL(from[0], HC_ALGO_RD);
+	CU_ASSERT_EQUAL(to[0], HC_ALGO_TREE);
+	CU_ASSERT(at[1] == 100000 || at[1] == 100001);
+	CU_ASSERT_EQUAL(from[1], HC_ALGO_TREE);
+	CU_ASSERT_EQUAL(to[1], HC_ALGO_RING);
 	/* n = 4: ring 6 alpha + 1.5 B beta, tree 4 alpha + 2 B beta: equal
 	 * at 2 alpha / (0.5 beta) = 80000 B; ring and hd never cross
 	 * (the same slope), tree and hd only at 0 */
@@ -579,6 +756,12 @@ test_crossover(void)
 					  &t), 0);
 	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_HIER, HC_ALGO_HD, &s5uneq,
 					  &t), 0);
+	/* rd 2 alpha + 4 B beta: hd at 2 alpha / (2.5 beta), ring at
+	 * 4 alpha / (2.5 beta) */
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_HD, HC_ALGO_RD, &flat4, &t),
+			16000);
+	CU_ASSERT_EQUAL(hc_tune_crossover(HC_ALGO_RING, HC_ALGO_RD, &flat4,
+					  &t), 32000);
 	/* alpha 0: the bandwidth term alone; ring and hd tie (n = 4),
 	 * ring (lower id) stays */
 	{
@@ -597,6 +780,9 @@ add_plan_suite(void)
 		{ "tree plans run, n 1..17", test_tree_runs },
 		{ "halving-doubling plans run, n 1..17", test_hd_runs },
 		{ "halving-doubling pre/post steps", test_hd_fold },
+		{ "recursive-doubling plans run, n 1..17", test_rd_runs },
+		{ "recursive doubling, exact steps and operand order",
+		  test_rd_exact },
 		{ "two-level plans run, every grouping", test_hier_runs },
 		{ "two-level refuses unequal groups", test_hier_unequal },
 		{ "cost model values", test_cost_exact },

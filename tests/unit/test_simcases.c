@@ -16,8 +16,11 @@
  *        on every rank.
  *   C12  int32 avg on 3 ranks: {7, 8, 10} -> 8, {-7, -8, -10} -> -8,
  *        {1, 1, 1} -> 1, three INT32_MAX -> INT32_MAX.
+ *   Signed zeros and NaN payloads: float MAX of +0/-0 and SUM of NaNs
+ *        of different payloads, whose bits depend on operand order: the
+ *        same bits on every rank, n = 2..8, every algorithm.
  *   Reproducible float sums: float32 all-reduce whose sums depend on
- *        the order of the additions, under tree, hd and hier, on links
+ *        the order of the additions, under tree, hd, hier and rd, on links
  *        of per-host delays drawn from several seeds (so packets of
  *        different peers arrive in different orders): every rank and
  *        every delay profile gets the same bits (plan.h's order).
@@ -38,7 +41,7 @@
 #include "ring_plan.h"
 
 static const enum hc_algo_id algos[] = {
-	HC_ALGO_RING, HC_ALGO_TREE, HC_ALGO_HD, HC_ALGO_HIER,
+	HC_ALGO_RING, HC_ALGO_TREE, HC_ALGO_HD, HC_ALGO_HIER, HC_ALGO_RD,
 };
 
 /* Groups for hier on n ranks (world()'s g): equal groups of more than
@@ -539,12 +542,19 @@ static void test_repro_hd(void)
 }
 /* Two-level: the reduce-scatter in a group of 4 takes 3 peers' blocks. */
 static void test_repro_hier(void) { repro(8, HC_ALGO_HIER, 4, 23370); }
+/* Recursive doubling: 3 exchanges (n = 8) and with the fold (n = 6). */
+static void test_repro_rd(void)
+{
+	repro(8, HC_ALGO_RD, 0, 23370);
+	repro(6, HC_ALGO_RD, 0, 23370);
+}
 
 static CU_TestInfo repro_tests[] = {
 	{ "tree fp32 sum: same bits under 4 delay profiles", test_repro_tree },
 	{ "hd fp32 sum: same bits under 4 delay profiles", test_repro_hd },
 	{ "hier fp32 sum: same bits under 4 delay profiles",
 	  test_repro_hier },
+	{ "rd fp32 sum: same bits under 4 delay profiles", test_repro_rd },
 	CU_TEST_INFO_NULL,
 };
 
@@ -554,8 +564,10 @@ static CU_TestInfo repro_tests[] = {
  * on a star of 100 Gbit/s, 1 us links a small message's one-way time is
  * two hops of propagation and serialization, 2 us and a little; beta lies
  * between the link's 0.08 ns/B and 2.5 times it (64 KiB probes do not
- * reach line rate); n = 5 picks the tree for 4 KiB and the ring for
- * 1 MiB, as on tap; no_tune leaves both 0 (auto: the ring). */
+ * reach line rate); n = 5 picks recursive doubling for 4 KiB (below
+ * alpha / (2 beta), 5000..18750 B for these bounds), the tree for 40000 B
+ * (up to 5 alpha / beta) and the ring for 1 MiB; no_tune leaves both 0
+ * (auto: the ring). */
 static void
 test_tuner_sim(void)
 {
@@ -582,7 +594,9 @@ test_tuner_sim(void)
 			  hc_simrun_ctx(run, 0)->tuner.next_seq);
 		CU_ASSERT(w->next_seq == 0);
 	}
-	CU_ASSERT(hc_tune_pick(&w0->shape, &w0->tune, 4096) == HC_ALGO_TREE);
+	CU_ASSERT(hc_tune_pick(&w0->shape, &w0->tune, 4096) == HC_ALGO_RD);
+	CU_ASSERT(hc_tune_pick(&w0->shape, &w0->tune, 40000) ==
+		  HC_ALGO_TREE);
 	CU_ASSERT(hc_tune_pick(&w0->shape, &w0->tune, 1 << 20) ==
 		  HC_ALGO_RING);
 	hc_simrun_destroy(run);
@@ -597,6 +611,81 @@ static CU_TestInfo tuner_tests[] = {
 	  test_tuner_sim },
 	CU_TEST_INFO_NULL,
 };
+
+/* Kernels that are not commutative bit for bit (reduce.h): float MAX of
+ * +0 and -0 picks by operand order, a SUM of two NaNs keeps one operand's
+ * payload. Every algorithm must still give the same bits on every rank
+ * (recursive doubling, where partners compute the result each, orders
+ * the operands alike, plan.h own_left); the value is checked too: MAX is
+ * a zero, SUM a NaN. n = 2..8, float32 and float64, 64 elements, rank r
+ * element i: (r + i) % 2 ? -0 : +0 for MAX; a NaN with payload r + 1
+ * where (r + i) % 3 != 0, else 1.0, for SUM. */
+static void
+signed_zero_nan(uint32_t n, enum hc_algo_id algo, enum hc_dtype d)
+{
+	enum { CNT = 64 };
+	size_t es = hc_dtype_size(d);
+	uint8_t in[8][CNT * 8], out[8][CNT * 8];
+	uint32_t r, i, k;
+
+	for (k = 0; k < 2; k++) {
+		struct hc_simrun *run = world(n, algo,
+			algo == HC_ALGO_HIER ? hier_g(n) : 0);
+		struct hc_request *req[8] = { NULL };
+		int status[8] = { 0 };
+		enum hc_op op = k == 0 ? HC_OP_MAX : HC_OP_SUM;
+
+		for (r = 0; r < n; r++) {
+			for (i = 0; i < CNT; i++) {
+				uint64_t nan64 = 0x7ff8000000000000ull | (r + 1);
+				uint32_t nan32 = 0x7fc00000u | (r + 1);
+				double z = (r + i) % 2 ? -0.0 : 0.0;
+
+				if (k == 0)
+					hc_pattern_store(in[r], d, i, z);
+				else if ((r + i) % 3 == 0)
+					hc_pattern_store(in[r], d, i, 1.0);
+				else if (d == HC_DTYPE_FLOAT32)
+					memcpy(in[r] + 4 * i, &nan32, 4);
+				else
+					memcpy(in[r] + 8 * i, &nan64, 8);
+			}
+			memset(out[r], 0xa5, sizeof(out[r]));
+			CU_ASSERT(hc_iallreduce(hc_comm_world(
+				hc_simrun_ctx(run, r)), in[r], out[r], CNT, d,
+				op, NULL, &req[r]) == 0);
+		}
+		CU_ASSERT(hc_simrun_wait(run, req, status, NULL,
+					 HC_NS_PER_S) == 0);
+		for (r = 0; r < n; r++) {
+			int same = memcmp(out[r], out[0], CNT * es) == 0;
+
+			if (!same)
+				printf("\n    %s n=%u %s rank %u: other bits "
+				       "than rank 0", hc_algo_id_name(algo), n,
+				       k == 0 ? "max" : "sum", r);
+			CU_ASSERT(same);
+			for (i = 0; i < CNT; i++) {
+				double v = hc_pattern_load(out[r], d, i);
+
+				CU_ASSERT(k == 0 ? v == 0 : isnan(v));
+			}
+		}
+		hc_simrun_destroy(run);
+	}
+}
+
+static void
+test_signed_zero_nan(void)
+{
+	uint32_t n, a;
+
+	for (n = 2; n <= 8; n++)
+		for (a = 0; a < RTE_DIM(algos); a++) {
+			signed_zero_nan(n, algos[a], HC_DTYPE_FLOAT32);
+			signed_zero_nan(n, algos[a], HC_DTYPE_FLOAT64);
+		}
+}
 
 static CU_TestInfo c02_tests[] = {
 	{ "C02 n=2 (control), every algorithm forced", test_c02_2 },
@@ -615,6 +704,8 @@ static CU_TestInfo contract_tests[] = {
 	  test_c10 },
 	{ "C11 bf16 sum on 8 ranks: 256 + 7 x 1 is 264 everywhere", test_c11 },
 	{ "C12 int32 avg on 3 ranks truncates the 64-bit sum", test_c12 },
+	{ "max of +0/-0, sum of NaN payloads: same bits on every rank",
+	  test_signed_zero_nan },
 	CU_TEST_INFO_NULL,
 };
 

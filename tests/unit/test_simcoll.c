@@ -8,7 +8,7 @@
  * The matrix: every collective of the table `colls` in simcoll.h
  * (all-reduce, reduce-scatter, all-gather, broadcast, reduce,
  * reduce-scatterv, all-gatherv, send/recv as a ring shift) x algorithm (the
- * all-reduce's ring, tree, hd, hier; the others have one) x n in
+ * all-reduce's ring, tree, hd, hier, rd; the others have one) x n in
  * {1, 2, 3, 4, 5, 7, 8} x count x dtype (10) x op (5, for the collectives
  * that reduce) x placement (in place, out of place) x root (rooted
  * collectives: every root for n <= 4, roots 0, 1 and n-1 above).
@@ -49,7 +49,7 @@
 #define COUNT_BIG 1000003
 
 static const enum hc_algo_id algos[] = {
-	HC_ALGO_RING, HC_ALGO_TREE, HC_ALGO_HD, HC_ALGO_HIER,
+	HC_ALGO_RING, HC_ALGO_TREE, HC_ALGO_HD, HC_ALGO_HIER, HC_ALGO_RD,
 };
 
 /* Groups of hier for n ranks, as world()'s g, 0-terminated: equal groups
