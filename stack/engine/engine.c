@@ -693,27 +693,35 @@ meet_peers(struct hc_ctx *ctx, uint64_t deadline)
 	char missing[512];
 	size_t len = 0;
 	uint64_t announce = 0, now;
+	int conflict = 0;
 
 	/* C36: a duplicate rank id, or ranks whose cluster files disagree
 	 * on the world size, fail here with their own message (logged by
 	 * net and transport when first seen), not as a timeout. The ARP
 	 * announcement (hc_net_announce) is repeated while we wait so that
-	 * two processes with one rank id meet whichever starts first. */
-	while (hct_established(&ctx->hct) < want ||
+	 * two processes with one rank id meet whichever starts first.
+	 * A twin that has seen the conflict does not leave at once: it goes
+	 * on saying HELLO until every peer has answered it, or until the
+	 * deadline, so that a peer that started later also sees two nonces
+	 * for one rank and names the duplicate instead of timing out (a CI
+	 * run lost that race when the twins met each other first). */
+	while (hct_established(&ctx->hct) < want || conflict ||
 	       ctx->net.stats.ip_conflicts != 0 || ctx->hct.dup_seen ||
 	       ctx->hct.ws_theirs != 0) {
 		now = hc_clock_now(&ctx->clk);
-		if (ctx->net.stats.ip_conflicts != 0) {
+		if (ctx->net.stats.ip_conflicts != 0 && conflict == 0) {
+			conflict = 1;
 			/* Once more, so that the twin, which may have missed
 			 * our earlier ones, learns it too (RFC 5227 2.4's
 			 * defence, here before both give up). */
 			hc_net_announce(&ctx->net);
-			hc_engine_poll(ctx);
 			HC_LOG(ERR, CORE, "rank %u: another process uses this "
 			       "rank's address: duplicate rank id %u",
 			       ctx->rank, ctx->rank);
-			return -HC_ERR_ADDR_IN_USE;
 		}
+		if (conflict && (hct_established(&ctx->hct) == want ||
+				 now > deadline))
+			return -HC_ERR_ADDR_IN_USE;
 		if (ctx->hct.dup_seen) {
 			HC_LOG(ERR, CORE, "rank %u: two processes run as rank "
 			       "%u: duplicate rank id", ctx->rank,

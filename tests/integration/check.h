@@ -55,6 +55,18 @@ int local_verdict(const char *name, int ok, const char *why);
 /** v summed over the ranks of comm (a uint64 SUM all-reduce); exits 2,
  *  saying so, if the all-reduce fails. */
 uint64_t sum_ranks(uint64_t v);
+/**
+ * For a loop of collectives that runs until a time: 1 while no rank has
+ * reached end (monotonic s, now_s()), 0 once one has, the same answer on
+ * every rank (a uint64 SUM all-reduce of "my time is up"), so that no
+ * rank starts a collective the others have left. Each rank reading its own
+ * clock against its own end lets one rank stop while another starts the
+ * next all-reduce, which then meets the first rank's next collective (a
+ * CI run of C31 died of that mismatch).
+ * @param[out] rc 0, or the all-reduce's negative HC_ERR_* (then 0 is
+ *   returned).
+ */
+int all_before(double end, int *rc);
 /** The integer value of environment variable name, or -1 when unset. */
 int env_int(const char *name);
 

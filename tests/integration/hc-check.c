@@ -212,6 +212,16 @@ sum_ranks(uint64_t v)
 	return v;
 }
 
+/* Collective loop condition (check.h). */
+int
+all_before(double end, int *rc)
+{
+	uint64_t up = now_s() >= end;
+
+	*rc = hc_allreduce(comm, &up, &up, 1, HC_DTYPE_UINT64, HC_OP_SUM);
+	return *rc == 0 && up == 0;
+}
+
 /* Per-rank verdict, for suites after which the communicator is broken
  * (no all-reduce to agree with): each rank prints its own line. */
 int
