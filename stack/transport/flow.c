@@ -409,12 +409,9 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		uint64_t start = p->sack[0];
 
 		/* Replays of an earlier run (deliverable 4 of issue 10): an
-		 * incarnation that started long before ours, or before the
-		 * one of that rank we know, is not a restart. */
-		if ((start != 0 && t->conf.start_ns != 0 &&
-		     start + t->conf.stale_window_ns < t->conf.start_ns) ||
-		    (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
-		     start != 0 && start < f->peer_start_ns)) {
+		 * incarnation that started long before ours is not a peer. */
+		if (start != 0 && t->conf.start_ns != 0 &&
+		    start + t->conf.stale_window_ns < t->conf.start_ns) {
 			t->stats.stale_rx++;
 			return 0;
 		}
@@ -424,10 +421,12 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 		    RTE_MIN(start, f->peer_start_ns) <
 		    t->conf.stale_window_ns / 2) {
 			/* Two nonces of one rank before every peer is met,
+			 * the second started before or after the first (a
+			 * twin that started first may be heard second),
 			 * of incarnations that started within half the stale
 			 * window (init timeout + 1 s) of each other: two
-			 * processes run with that rank id (C36). A later
-			 * start is a restart (C18: a rank whose hc_init timed
+			 * processes run with that rank id (C36). A start
+			 * that much later is a restart (C18: a rank whose hc_init timed
 			 * out tries again), and so is a nonce whose start we
 			 * do not know (learnt from a DATA or ACK, or a
 			 * simulated rank without a wall clock). */
@@ -439,6 +438,14 @@ hct_membership(struct hct *t, struct hct_flow *f, const struct hct_pkt *p)
 				       f->peer_nonce, p->src_nonce, f->peer);
 			t->dup_seen = 1;
 			t->dup_rank = f->peer;
+			t->stats.stale_rx++;
+			return 0;
+		}
+		/* An incarnation that started before the one of that rank we
+		 * know (and not within half the window of it: not a twin) is
+		 * an old one, replayed or late: not a restart. */
+		if (f->peer_nonce != 0 && f->peer_nonce != p->src_nonce &&
+		    start != 0 && start < f->peer_start_ns) {
 			t->stats.stale_rx++;
 			return 0;
 		}

@@ -12,7 +12,8 @@
 #   dup       3 ranks started, the third as rank 1 again (its file puts
 #             [rank.1] on tap hct2): rank 0 sees two nonces of rank 1
 #             ("two processes run as rank 1"), each twin sees the other's
-#             ARP with its own IP ("duplicate rank id 1")
+#             ARP with its own IP ("duplicate rank id 1"); rank 0
+#             starts 1 s after the twins, who wait for it
 #   c36.sh [CASE...]   (default: all four); exit 0 when all pass.
 # Run by hc-launch as the rank program, with C36_MODE set, the script
 # rewrites the rank's config (in the launcher's temp dir) and execs
@@ -36,6 +37,10 @@ if [[ -n ${C36_MODE:-} ]]; then
 	bigger) add_rank2 ;;
 	disagree) ((r == 1)) && add_rank2 ;;
 	dup)
+		# Rank 0 starts 1 s late, after the twins have met each other
+		# (the race a CI run lost): they must still be there to say
+		# HELLO, so that rank 0 names the duplicate, not a timeout.
+		((r == 0)) && sleep 1
 		if ((r == 2)); then
 			export HC_RANK=1
 			awk '/^\[/ { sec = $0 }
