@@ -204,7 +204,11 @@ arp_input(struct hc_net *net, struct hc_port *in, struct rte_mbuf *m,
 	hc_arp_update(&net->arp, sip, &sha, hc_clock_now(net->clk),
 		      tip == net->ip);
 	if (tip != net->ip || op != RTE_ARP_OP_REQUEST) {
-		if (tip != net->ip)
+		/* An announcement (RFC 5227 2.3: sender = target IP, as
+		 * hc_net_announce sends them every 200 ms while a rank
+		 * meets its peers) was read for the cache above: not a drop,
+		 * so that drop counts say what was garbage (C38). */
+		if (tip != net->ip && tip != sip)
 			net->stats.rx_drops[HC_NET_DROP_NOT_OURS]++;
 		rte_pktmbuf_free(m);
 		return;

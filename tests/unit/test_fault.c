@@ -838,6 +838,34 @@ mem1_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 
 static const struct hc_port_ops mem1_ops = { mem1_rx, mem1_tx, mem_close };
 
+/* An ARP request from sha/sip for tip, broadcast, in a fresh mbuf. */
+static struct rte_mbuf *
+arp_frame(const struct rte_ether_addr *sha, uint32_t sip, uint32_t tip)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct rte_ether_hdr *eth;
+	struct rte_arp_hdr *arp;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rte_pktmbuf_append(m, sizeof(*eth) +
+							   sizeof(*arp)));
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	arp = (struct rte_arp_hdr *)(eth + 1);
+	memset(&eth->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	eth->src_addr = *sha;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	arp->arp_data.arp_sha = *sha;
+	arp->arp_data.arp_sip = rte_cpu_to_be_32(sip);
+	memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
+	arp->arp_data.arp_tip = rte_cpu_to_be_32(tip);
+	return m;
+}
+
 /* A datagram to a routed peer leaves by the route's port, to the
  * gateway's MAC; one without a route by port 0, to its own MAC; an ARP
  * request that came in on port 1 is answered on port 1 with port 1's MAC;
@@ -905,25 +933,7 @@ test_net_routes(void)
 	CU_ASSERT(rte_is_same_ether_addr(&eth->src_addr, &p0.mac));
 
 	/* An ARP request for us from the gateway, arriving on port 1. */
-	m = rte_pktmbuf_alloc(pool);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(rte_pktmbuf_append(m, sizeof(*eth) +
-							   sizeof(*arp)));
-	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	arp = (struct rte_arp_hdr *)(eth + 1);
-	memset(&eth->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
-	eth->src_addr = gw_mac;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
-	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
-	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
-	arp->arp_plen = 4;
-	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
-	arp->arp_data.arp_sha = gw_mac;
-	arp->arp_data.arp_sip = rte_cpu_to_be_32(gw_ip);
-	memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
-	arp->arp_data.arp_tip = rte_cpu_to_be_32(MY_IP);
-	hc_net_input_port(&net, 1, m);
+	hc_net_input_port(&net, 1, arp_frame(&gw_mac, gw_ip, MY_IP));
 	CU_ASSERT_EQUAL(net.stats.arp_replies, 1);
 	CU_ASSERT_EQUAL(net.stats.rx_port[1], 1);
 	CU_ASSERT_EQUAL(p0.txq_len, 1);
@@ -933,6 +943,16 @@ test_net_routes(void)
 	CU_ASSERT(rte_is_same_ether_addr(&eth->src_addr, &p1.mac));
 	CU_ASSERT(rte_is_same_ether_addr(&arp->arp_data.arp_sha, &p1.mac));
 	CU_ASSERT(rte_is_same_ether_addr(&eth->dst_addr, &gw_mac));
+
+	/* Another station's announcement (sender = target IP, RFC 5227) is
+	 * read, not counted as a drop; its request for a third station is
+	 * not ours, and counted (C38's drop counts). */
+	hc_net_input_port(&net, 0, arp_frame(&other_mac, other_ip, other_ip));
+	CU_ASSERT_EQUAL(net.stats.rx_drops[HC_NET_DROP_NOT_OURS], 0);
+	hc_net_input_port(&net, 0, arp_frame(&other_mac, other_ip, gw_ip));
+	CU_ASSERT_EQUAL(net.stats.rx_drops[HC_NET_DROP_NOT_OURS], 1);
+	CU_ASSERT_EQUAL(net.stats.arp_replies, 1);
+	CU_ASSERT_EQUAL(p0.txq_len, 1);
 
 	hc_port_flush(&p1);
 	CU_ASSERT_EQUAL(wire1_len, 2);
