@@ -119,7 +119,8 @@
  *   zc      quick and 4 x 16 MiB all-reduces out of place and in place
  *           exact, each buffer overwritten at once after the call; DATA
  *           sent zero copy (hc_stats hct_data_tx_zc) against HC_CHECK_ZC:
- *           some (memif, zero_copy_tx auto: over half) or none
+ *           some (memif, zero_copy_tx auto, ring: over half), none, or
+ *           any (results only)
  * After fault, c15, c16*, c19, c21-c25, c31*, c26-c30, c33, shmcrc, zc (and any suite
  * with HC_CHECK_POOLS=1) main runs the leak check (pools_check in
  * check_ports.c: the mbuf pools back to their starting in-use count).
