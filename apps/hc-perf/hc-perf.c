@@ -308,25 +308,26 @@ print_transport(struct hc_ctx *ctx, struct hc_comm *comm,
 		const struct hc_stats *a, const struct hc_stats *b)
 {
 	struct hc_flow_stats fs;
-	double v[6] = { 0 };
+	double v[7] = { 0 };
 	int n = hc_comm_size(comm), r = hc_comm_rank(comm), q, rc;
 
 	v[0] = (double)(b->hct_rtos - a->hct_rtos);
 	v[1] = (double)(b->hct_retransmits - a->hct_retransmits);
 	v[2] = (double)(b->hct_data_tx - a->hct_data_tx);
 	v[5] = (double)(b->hct_data_tx_hdr_crc - a->hct_data_tx_hdr_crc);
+	v[6] = (double)(b->hct_data_tx_zc - a->hct_data_tx_zc);
 	for (q = 0; q < n; q++)
 		if (q != r && hc_flow_stats_get(ctx, (uint32_t)q, &fs) == 0) {
 			v[3] += (double)fs.rtos_spurious;
 			v[4] += (double)fs.rtos_deferred;
 		}
-	rc = hc_allreduce(comm, v, v, 6, HC_DTYPE_FLOAT64, HC_OP_SUM);
+	rc = hc_allreduce(comm, v, v, 7, HC_DTYPE_FLOAT64, HC_OP_SUM);
 	if (rc == 0 && r == 0)
 		printf("# transport: %.0f RTOs (since hc_init %.0f spurious, "
 		       "%.0f deferred), %.0f DATA retransmitted, %.0f DATA sent "
-		       "(%.0f with a header-only CRC: shm links), %d ranks' sums "
-		       "over the sweep\n", v[0], v[3], v[4], v[1], v[2], v[5],
-		       n);
+		       "(%.0f with a header-only CRC: shm links; %.0f zero "
+		       "copy), %d ranks' sums over the sweep\n", v[0], v[3],
+		       v[4], v[1], v[2], v[5], v[6], n);
 	return rc;
 }
 

@@ -91,6 +91,30 @@ hc_coll_kind_p2p(enum hc_coll_kind kind)
 	return kind == HC_COLL_SEND || kind == HC_COLL_RECV;
 }
 
+/** The zero-copy sends of one op (struct hct_msg zc; ring.c marks which
+ *  may go so): one shared info whose reference count the transport keeps
+ *  (queued messages, mbufs attached to the op's buffers). The op is over
+ *  only once it fell to 0 (hc_coll_op_over()): until then a
+ *  retransmission may read the buffers again. Freed by hc_coll_op_end
+ *  when released; an op ended before (hc_finalize, a probe's end) leaves
+ *  it orphan, and the free callback frees it at the last release. */
+struct hc_coll_zc {
+	struct rte_mbuf_ext_shared_info shinfo;
+	uint32_t releases;      /**< times the count fell to 0 */
+	int orphan;             /**< the op ended: free at the release */
+};
+
+/** Allocate op->zc (refcnt 0, the free callback). @return 0 or
+ *  -HC_ERR_NOMEM. */
+int hc_coll_zc_init(struct hc_coll_op *op);
+
+/** Whether op's zero-copy sends (if any) are all released. */
+static inline int
+hc_coll_zc_released(const struct hc_coll_zc *z)
+{
+	return z == NULL || rte_mbuf_ext_refcnt_read(&z->shinfo) == 0;
+}
+
 struct hc_coll_op {
 	struct hc_comm *comm;
 	const struct hc_algo *algo;
@@ -158,6 +182,7 @@ struct hc_coll_op {
 	uint32_t sig_wire;      /**< payload of the signature messages */
 	uint64_t deadline_ns;   /**< fail with HC_ERR_TIMEOUT after; 0: never */
 	void *algo_state;
+	struct hc_coll_zc *zc;  /**< zero-copy sends; NULL: none */
 	TAILQ_ENTRY(hc_coll_op) link; /**< comm's pending or active list */
 };
 TAILQ_HEAD(hc_coll_op_list, hc_coll_op);
@@ -257,12 +282,15 @@ hc_coll_op_div(const struct hc_coll_op *op)
 	return op->op == HC_OP_AVG && !op->prescale ? op->comm->size : 1;
 }
 
-/** op is over: failed, or complete with its control messages cut. */
+/** op is over: failed, or complete with its control messages cut; and
+ *  in both cases its zero-copy sends released (no mbuf points into its
+ *  buffers any more), so the caller may change or free them. */
 static inline int
 hc_coll_op_over(const struct hc_coll_op *op)
 {
-	return op->status != 0 || (hc_coll_op_complete(op) &&
-				   op->ctl_left == 0);
+	return (op->status != 0 || (hc_coll_op_complete(op) &&
+				    op->ctl_left == 0)) &&
+	       hc_coll_zc_released(op->zc);
 }
 
 /** Where element e (packed numbering) of block b of a gathered result

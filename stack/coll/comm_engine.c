@@ -524,9 +524,45 @@ hc_coll_op_fail(struct hc_coll_op *op, int err)
 	hct_cancel_owner(op->comm->coll->hct, op);
 }
 
+/* rte_mbuf_ext_shared_info free_cb of op->zc: its count fell to 0. */
+static void
+zc_released(void *addr, void *opaque)
+{
+	struct hc_coll_zc *z = opaque;
+
+	(void)addr;
+	z->releases++;
+	if (z->orphan)
+		free(z);
+}
+
+int
+hc_coll_zc_init(struct hc_coll_op *op)
+{
+	struct hc_coll_zc *z = calloc(1, sizeof(*z));
+
+	if (z == NULL)
+		return -HC_ERR_NOMEM;
+	z->shinfo.free_cb = zc_released;
+	z->shinfo.fcb_opaque = z;
+	rte_mbuf_ext_refcnt_set(&z->shinfo, 0);
+	op->zc = z;
+	return 0;
+}
+
 void
 hc_coll_op_end(struct hc_coll_op *op)
 {
+	if (op->zc != NULL) {
+		/* Ended with packets still pointing into its buffers only
+		 * when forced (hc_finalize, a probe's end): the last
+		 * release frees it. */
+		if (hc_coll_zc_released(op->zc))
+			free(op->zc);
+		else
+			op->zc->orphan = 1;
+		op->zc = NULL;
+	}
 	if (op->started) {
 		if (hc_coll_kind_p2p(op->kind))
 			TAILQ_REMOVE(&op->comm->p2p, op, link);

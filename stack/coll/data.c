@@ -59,6 +59,7 @@ hc_data_fill(struct hct_msg *msg, struct hc_coll_op *op, uint16_t step,
 	msg->src = src;
 	msg->len = len;
 	msg->owner = op;
+	msg->zc = NULL; /* copied unless the algorithm says otherwise */
 	msg->cls = op->cls;
 	msg->desc.comm_id = op->comm->id;
 	msg->desc.coll_seq = op->seq;

@@ -15,6 +15,11 @@
  * snap SENDs (plan.h), sent from a copy in x->snap taken when issued,
  * after which the RECV_REDs that wait for them are released.
  *
+ * Zero copy (README "Zero-copy TX"): the snap SENDs' packets point into
+ * x->snap instead of a copy where the links allow it (zc_setup): each
+ * snapshot is written once, when its SEND is issued, and freed with the
+ * op, which is over only once the transport released them.
+ *
  * Reduction order: a RECV_RED is reduced only after the RECV_REDs before
  * it in the plan that overlap it (plan.h). DATA of a RECV_RED that still
  * waits is copied into a buffer of its own (stage[step], allocated on its
@@ -135,6 +140,10 @@ issue(struct hc_coll_op *op, uint32_t i)
 		buf = c;
 	}
 	hc_data_fill(msg, op, st->tag, buf, st->len * es, st->first * es);
+	/* A snapshot is written once, here, and freed with the op: its
+	 * packets may point into it (zero copy, README "Zero-copy TX"). */
+	if (st->snap && op->zc != NULL)
+		msg->zc = &op->zc->shinfo;
 	/* hc_data_fill gave it the op's class: the request's priority
 	 * (hc_op_opts), as the ring's messages have. */
 	rc = hct_send(op->comm->coll->hct, op->comm->world[st->peer], msg);
@@ -164,6 +173,27 @@ stage_done(struct hc_coll_op *op, uint64_t unit)
 		flush_stage(op, (uint32_t)unit);
 		hc_sched_maybe_done(op);
 	}
+}
+
+/* Zero copy of the snap SENDs' packets (recursive doubling, rd.c), from
+ * x->snap: where every peer they go to allows it (hct_zc_ok()) and the
+ * snapshots are large enough for packets to go so. Any other SEND reads
+ * op->work or op->recv, which later steps may write (FINISH rounds in
+ * place, a RECV_COPY lands on what a fold-in SEND read): copied. */
+static void
+zc_setup(struct hc_coll_op *op, uint64_t snap)
+{
+	struct plan_run *x = op->algo_state;
+	uint32_t i;
+
+	if (snap < HCT_ZC_MIN_BYTES || x->plan.len > 16384)
+		return;
+	for (i = 0; i < x->plan.len; i++)
+		if (x->plan.s[i].kind == HC_STEP_SEND && x->plan.s[i].snap &&
+		    !hct_zc_ok(op->comm->coll->hct,
+			       op->comm->world[x->plan.s[i].peer]))
+			return;
+	(void)hc_coll_zc_init(op); /* no memory: copies */
 }
 
 int
@@ -210,6 +240,7 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 	x->plan = *plan;
 	memcpy(x->wait, plan->ndeps, plan->len * sizeof(*x->wait));
 	op->algo_state = x;
+	zc_setup(op, snap);
 	for (i = 0; i < x->plan.len && op->status == 0; i++)
 		if (x->plan.ndeps[i] == 0 && !(x->plan.s[i].kind ==
 					       HC_STEP_RECV_RED ||

@@ -16,6 +16,20 @@
  * for c in reduce-scatter, so it cannot arrive before that message was cut
  * into packets (copied into mbufs); and each chunk is received once per
  * phase.
+ *
+ * Zero copy (struct hct_msg zc, README "Zero-copy TX"): where the right
+ * neighbour's flow allows it (hct_zc_ok()), the packets of two kinds of
+ * message point into the op's buffers instead of copying them, because
+ * this op never writes those bytes again: the all-gather sends (final
+ * values in op->recv: a chunk is written once, when it arrives or is
+ * rounded, before it is sent on, and no chunk arrives twice in a phase)
+ * and the step-0 sends of the own contribution straight from the send
+ * buffer when it overlaps neither the output nor work (out of place;
+ * the op only reads it). Everything else (partial sums in work, an
+ * in-place send buffer, which the all-gather overwrites) is copied. The
+ * op is not over until the transport released every such packet (ACKed,
+ * out of the port), hc_coll_op_over(): the caller gets its buffers back
+ * only then.
  */
 #include <stdlib.h>
 
@@ -33,6 +47,8 @@ struct ring {
 	uint32_t shift;      /**< block of ring chunk c: (c + n - shift) % n */
 	uint32_t left;       /**< world rank we receive from */
 	uint32_t right;      /**< world rank we send to */
+	int zc_own;          /**< step 0 may send op->own zero copy (op->zc
+	                      *   set, out of place, in its own type) */
 };
 
 static inline uint64_t
@@ -96,6 +112,9 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 	}
 	hc_data_fill(msg, op, (uint16_t)step,
 		     send_src(op, step, c, first, len), len * es, first * es);
+	if (op->zc != NULL && (!reduce_phase(g, step) ||
+			       (step == 0 && g->zc_own)))
+		msg->zc = &op->zc->shinfo;
 	rc = hct_send(op->comm->coll->hct, g->right, msg);
 	if (rc != 0)
 		hc_coll_op_fail(op, rc);
@@ -155,6 +174,40 @@ unit_done(struct hc_coll_op *op, uint64_t unit)
 	hc_sched_maybe_done(op);
 }
 
+/* Whether [a, a + na) and [b, b + nb) share no byte. */
+static int
+apart(const uint8_t *a, uint64_t na, const uint8_t *b, uint64_t nb)
+{
+	return b == NULL || a + na <= b || b + nb <= a;
+}
+
+/* Most messages an op may have queued at once for zero copy: the shared
+ * info's reference count is 16 bits, and counts them (at most one per
+ * step and slice) besides the mbufs in flight (a window, the port's
+ * queue, their retransmissions: under 2^14 each). */
+#define ZC_MSGS_MAX 16384
+
+/* Zero copy where the right neighbour's flow allows it and a chunk is
+ * long enough for packets to go so (HCT_ZC_MIN_BYTES); an allocation
+ * failure only means copies. The send buffer's span is bounded by the
+ * whole vector at op->total elements from op->recv and op->work: wider
+ * than the output of a reduce-scatter, so an overlap is never missed. */
+static void
+zc_setup(struct hc_coll_op *op)
+{
+	struct ring *g = op->algo_state;
+	uint64_t own = op->total * op->elem_size;
+
+	if (own / g->n < HCT_ZC_MIN_BYTES ||
+	    (uint64_t)(g->j1 - g->j0) * g->plan.nslices > ZC_MSGS_MAX ||
+	    !hct_zc_ok(op->comm->coll->hct, g->right) ||
+	    hc_coll_zc_init(op) != 0)
+		return;
+	g->zc_own = op->own != NULL && op->acc == op->dtype &&
+		    apart(op->own, own, op->recv, own) &&
+		    apart(op->own, own, op->work, op->total * op->acc_size);
+}
+
 static int
 ring_start(struct hc_coll_op *op)
 {
@@ -208,6 +261,7 @@ ring_start(struct hc_coll_op *op)
 		return -HC_ERR_NOMEM;
 	}
 	op->algo_state = g;
+	zc_setup(op);
 	for (k = 0; k < g->plan.nslices && op->status == 0; k++)
 		send_step(op, g->j0, k);
 	/* Slices with nothing to receive at a step (few elements, uneven

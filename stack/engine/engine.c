@@ -1087,6 +1087,7 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 		s->hct_credit_limited += f->credit_limited;
 		s->hct_data_tx_hdr_crc += f->data_tx_hdr_cov;
 		s->hct_data_rx_hdr_crc += f->data_rx_hdr_cov;
+		s->hct_data_tx_zc += f->data_tx_zc;
 		for (d = 0; d < HCT_CLASS__MAX; d++)
 			s->hct_data_tx_class[d] += f->data_tx_cls[d];
 	}

@@ -673,6 +673,11 @@ struct hc_stats {
 	                               *   received (a header-only packet from
 	                               *   a peer this rank did not accept it
 	                               *   from counts in hct_crc_rx) */
+	uint64_t hct_data_tx_zc;      /**< of hct_data_tx, DATA packets sent
+	                               *   zero copy, from the collective's
+	                               *   own buffer instead of a copy
+	                               *   ([transport] zero_copy_tx, README
+	                               *   "Zero-copy TX") */
 };
 
 /**

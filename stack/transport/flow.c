@@ -10,6 +10,20 @@
 #include "hct_internal.h"
 #include "log.h"
 
+/* Forget f's queued messages of class c (a lost peer, hct_free), giving
+ * back the references of the zero-copy ones (struct hct_msg zc). */
+static void
+drop_msgs(struct hct_flow *f, unsigned int c)
+{
+	struct hct_msg *m;
+
+	while ((m = TAILQ_FIRST(&f->msgs[c])) != NULL) {
+		TAILQ_REMOVE(&f->msgs[c], m, link);
+		if (m->zc != NULL)
+			hct_zc_put(m->zc);
+	}
+}
+
 int
 hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 	 const struct hct_conf *conf, const struct hct_upcalls *up,
@@ -118,6 +132,8 @@ hct_free(struct hct *t)
 	for (i = 0; i < t->conf.world_size; i++) {
 		struct hct_flow *f = &t->flows[i];
 
+		for (j = 0; j < HCT_CLASS__MAX; j++)
+			drop_msgs(f, j);
 		if (f->slots != NULL)
 			for (j = 0; j <= t->mask; j++)
 				rte_pktmbuf_free(f->slots[j].m);
@@ -173,8 +189,11 @@ hct_cancel_owner(struct hct *t, const void *owner)
 		for (c = 0; c < HCT_CLASS__MAX; c++)
 			for (m = TAILQ_FIRST(&f->msgs[c]); m != NULL; m = next) {
 				next = TAILQ_NEXT(m, link);
-				if (m->owner == owner)
-					TAILQ_REMOVE(&f->msgs[c], m, link);
+				if (m->owner != owner)
+					continue;
+				TAILQ_REMOVE(&f->msgs[c], m, link);
+				if (m->zc != NULL)
+					hct_zc_put(m->zc);
 			}
 		hct_sched_prune(t, f);
 	}
@@ -380,7 +399,7 @@ flow_lost(struct hct *t, struct hct_flow *f, const char *why)
 	f->state = HCT_FLOW_LOST;
 	hct_timer_update(t, f);
 	for (c = 0; c < HCT_CLASS__MAX; c++)
-		TAILQ_INIT(&f->msgs[c]);
+		drop_msgs(f, c);
 	/* Nothing goes to a lost peer again: give its unacknowledged
 	 * packets back to the pool now, not at hct_free (an application
 	 * that carries on without the peer would otherwise hold up to a

@@ -91,7 +91,23 @@ struct hct_data_desc {
 
 /** A message queued by hct_send(): len bytes at src, destined for
  *  desc.offset .. desc.offset + len of the peer's buffer. Owned by the
- *  caller; must stay valid until msg_sent() is called for it. */
+ *  caller; must stay valid until msg_sent() is called for it.
+ *
+ *  Zero-copy TX (zc non-NULL, the caller's opt-in; README "Zero-copy
+ *  TX"): where the flow allows it (hct_zc_ok(): [transport]
+ *  zero_copy_tx auto, a shared-memory link with header-only CRC both
+ *  ends agreed on, chained mbufs on every port, no authentication tag)
+ *  a DATA packet of at least HCT_ZC_MIN_BYTES payload is a header mbuf
+ *  chained to an mbuf attached to src itself
+ *  (rte_pktmbuf_attach_extbuf), not a copy. The transport then counts
+ *  references in zc->refcnt: one from hct_send() until the message is
+ *  cut (msg_sent) or dropped (hct_cancel_owner, a lost peer, hct_free),
+ *  and one per mbuf that points into src (the saved packet, the one the
+ *  port holds, retransmissions). zc->free_cb(NULL or the buffer,
+ *  zc->fcb_opaque) runs each time the count falls to 0: only then may
+ *  the bytes at src change or go away, because a retransmission reads
+ *  them again and on such links no CRC covers them. The caller sets
+ *  refcnt (0), free_cb and fcb_opaque; one zc may serve many messages. */
 struct hct_msg {
 	TAILQ_ENTRY(hct_msg) link;
 	const uint8_t *src;
@@ -99,6 +115,8 @@ struct hct_msg {
 	uint64_t done;          /**< bytes already cut into packets */
 	struct hct_data_desc desc; /**< offset and length of the whole msg */
 	void *owner;            /**< for the caller */
+	struct rte_mbuf_ext_shared_info *zc; /**< NULL: always copied; else
+	                         *   zero copy allowed (above) */
 	uint8_t cls;            /**< enum hct_class, set by the caller */
 };
 TAILQ_HEAD(hct_msg_list, hct_msg);
@@ -120,6 +138,19 @@ struct hct_upcalls {
 	/** Peer rank stopped answering (retry budget spent) or restarted. */
 	void (*peer_lost)(void *ctx, uint32_t rank);
 };
+
+/** [transport] zero_copy_tx: DATA of messages that allow it (struct
+ *  hct_msg zc) sent from the caller's memory on links where that is
+ *  safe (hct_zc_ok()). */
+enum hct_zc_tx {
+	HCT_ZC_TX_OFF = 0,  /**< every payload copied into the mbuf */
+	HCT_ZC_TX_AUTO = 1, /**< zero copy where hct_zc_ok() */
+};
+
+/** Payload bytes below which a DATA packet is copied even when zero copy
+ *  is allowed: a copy of a few hundred bytes costs less than the second
+ *  mbuf and its attachment. */
+#define HCT_ZC_MIN_BYTES 1024
 
 /** Largest window_pkts: the most packets a flow has in flight (its slot
  *  ring), and the bound of every window-sized key (cwnd_*, pace_burst). */
@@ -189,6 +220,9 @@ struct hct_conf {
 	int shm_crc;              /**< enum hct_shm_crc; 0 (payload) in a
 	                           *   zeroed struct, header by the cluster
 	                           *   file's default */
+	int zero_copy_tx;         /**< enum hct_zc_tx; 0 (off) in a zeroed
+	                           *   struct, the cluster file's default
+	                           *   otherwise */
 	struct hct_cc_conf cc;    /**< congestion control, RACK, TLP; all
 	                           *   zero: cc = fixed, reo_wnd min_rtt/4,
 	                           *   PTO 2 SRTT */
@@ -251,6 +285,9 @@ struct hct_flow_stats {
 	                           *   and the ACKs may be waiting unread */
 	uint64_t data_tx_hdr_cov; /**< of data_tx, with HCT_COV_HDR */
 	uint64_t data_rx_hdr_cov; /**< of data_rx, with HCT_COV_HDR */
+	uint64_t data_tx_zc;      /**< of data_tx, sent zero copy: a header
+	                           *   mbuf chained to the caller's memory
+	                           *   (struct hct_msg zc) */
 };
 
 TAILQ_HEAD(hct_slot_list, hct_slot);
@@ -519,6 +556,17 @@ uint16_t hct_credit_initial(const struct hct *t);
 /** Packets f may have in flight: window_pkts, or the peer's credit when
  *  it granted less. */
 uint32_t hct_flow_window(const struct hct *t, const struct hct_flow *f);
+
+/** 1 when a DATA packet to peer of a message with zc set goes zero copy
+ *  now (its payload HCT_ZC_MIN_BYTES or more): zero_copy_tx auto, every
+ *  port takes chained mbufs, no authentication tag, and the flow sends
+ *  header-only CRC (a trusted shared-memory link whose TX injector
+ *  alters no byte, accepted by the peer). */
+int hct_zc_ok(const struct hct *t, uint32_t peer);
+
+/** Drop one reference of a zero-copy message's shared info (struct
+ *  hct_msg zc): free_cb runs when it was the last. */
+void hct_zc_put(struct rte_mbuf_ext_shared_info *zc);
 
 /** The flow of a peer, or NULL. */
 static inline struct hct_flow *

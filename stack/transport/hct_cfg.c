@@ -12,6 +12,9 @@
 static const char *const shm_crc_names[] = {
 	[HCT_SHM_CRC_PAYLOAD] = "payload", [HCT_SHM_CRC_HEADER] = "header" };
 
+static const char *const zc_names[] = {
+	[HCT_ZC_TX_OFF] = "off", [HCT_ZC_TX_AUTO] = "auto" };
+
 static const char *const cc_names[] = {
 	[HCT_CC_FIXED] = "fixed", [HCT_CC_SWIFT] = "swift",
 	[HCT_CC_DCTCP] = "dctcp" };
@@ -99,6 +102,15 @@ static const struct hc_cfg_key keys[] = {
 	{ "transport", "shm_crc", HC_CFG_ENUM, "", F(shm_crc),
 	  .def = HCT_SHM_CRC_HEADER, .names = shm_crc_names,
 	  .n_names = RTE_DIM(shm_crc_names), .env = "HC_SHM_CRC",
+	  .env_at_key = true },
+	/* auto: DATA of the messages the collectives mark (the ring's
+	 * final chunks and its out-of-place first sends) goes from their
+	 * memory, not copied, where hct_zc_ok() (README "Zero-copy TX");
+	 * off: always copied. HC_ZERO_COPY_TX: the same, from the
+	 * environment. */
+	{ "transport", "zero_copy_tx", HC_CFG_ENUM, "", F(zero_copy_tx),
+	  .def = HCT_ZC_TX_AUTO, .names = zc_names,
+	  .n_names = RTE_DIM(zc_names), .env = "HC_ZERO_COPY_TX",
 	  .env_at_key = true },
 	{ "engine", "hello_interval_ms", HC_CFG_U64, "ms",
 	  F(hello_interval_ns), .def = 20, .min = 1, .max = 10000, .mul = MS },

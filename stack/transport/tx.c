@@ -5,6 +5,8 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_memory.h>
 
 #include "hypercomm.h"
 #include "hct.h"
@@ -26,9 +28,34 @@ hct_send(struct hct *t, uint32_t peer, struct hct_msg *msg)
 	if (f->state == HCT_FLOW_LOST)
 		return -HC_ERR_PEER_LOST;
 	msg->done = 0;
+	if (msg->zc != NULL) /* the queued message's reference */
+		rte_mbuf_ext_refcnt_update(msg->zc, 1);
 	TAILQ_INSERT_TAIL(&f->msgs[msg->cls], msg, link);
 	hct_sched_enqueue(t, f, msg->cls);
 	return 0;
+}
+
+void
+hct_zc_put(struct rte_mbuf_ext_shared_info *zc)
+{
+	if (rte_mbuf_ext_refcnt_update(zc, -1) == 0)
+		zc->free_cb(NULL, zc->fcb_opaque);
+}
+
+/* Whether f's DATA may go zero copy (hct_zc_ok()). */
+static inline int
+zc_flow_ok(const struct hct *t, const struct hct_flow *f)
+{
+	return t->conf.zero_copy_tx == HCT_ZC_TX_AUTO && t->net->tx_chains &&
+	       !t->conf.auth && f->cov_tx_ok && f->peer_cov_accept;
+}
+
+int
+hct_zc_ok(const struct hct *t, uint32_t peer)
+{
+	return peer < t->conf.world_size && peer != t->conf.rank &&
+	       t->flows[peer].state != HCT_FLOW_LOST &&
+	       zc_flow_ok(t, &t->flows[peer]);
 }
 
 /* Put the transmission time into a saved packet's copy (offset 48). */
@@ -72,12 +99,24 @@ retx_clone(struct hct *t, struct hct_slot *s, uint64_t now)
 	uint32_t off = s->m->pkt_len - s->len, len = s->len - HCT_HDR_LEN;
 	const uint8_t *orig = rte_pktmbuf_mtod_offset(s->m, const uint8_t *,
 						      off);
+	/* A zero-copy packet (hct_send_one) is saved as its header mbuf
+	 * chained to an mbuf attached to the sender's memory: the clone is
+	 * one more mbuf attached there (a reference on its shared info). */
+	struct rte_mbuf *ext = s->m->next;
+	const uint8_t *payload = ext != NULL ?
+				 rte_pktmbuf_mtod(ext, const uint8_t *) :
+				 orig + HCT_HDR_LEN;
 	struct rte_mbuf *hm = rte_pktmbuf_alloc(pool), *pm = NULL;
 	uint8_t *h;
 
 	if (hm == NULL)
 		return NULL;
-	if (len > 0) {
+	if (ext != NULL) {
+		pm = rte_pktmbuf_alloc(pool);
+		if (pm == NULL)
+			goto fail;
+		rte_pktmbuf_attach(pm, ext);
+	} else if (len > 0) {
 		pm = rte_pktmbuf_clone(s->m, pool);
 		if (pm == NULL ||
 		    rte_pktmbuf_adj(pm, (uint16_t)(off + HCT_HDR_LEN)) == NULL)
@@ -89,7 +128,7 @@ retx_clone(struct hct *t, struct hct_slot *s, uint64_t now)
 	memcpy(h, orig, HCT_HDR_LEN);
 	stamp(h, now);
 	h[offsetof(struct hct_wire_hdr, flags)] |= HCT_F_RETX;
-	hct_crc_seal_split(h, orig + HCT_HDR_LEN, len);
+	hct_crc_seal_split(h, payload, len);
 	if (pm != NULL && rte_pktmbuf_chain(hm, pm) != 0)
 		goto fail;
 	return hm;
@@ -144,6 +183,17 @@ tx_mbuf(struct hct *t)
 	return t->txm[t->txm_i++];
 }
 
+/* IOVA of user memory attached to an mbuf (zero copy): net_memif, the
+ * only port zero copy runs on, copies by virtual address and reads no
+ * IOVA; in IOVA-as-VA mode the address is the IOVA, else none is known
+ * without a page-table walk per packet (rte_mem_virt2iova). */
+static inline rte_iova_t
+zc_iova(const void *p)
+{
+	return rte_eal_iova_mode() == RTE_IOVA_VA ? (rte_iova_t)(uintptr_t)p
+						  : RTE_BAD_IOVA;
+}
+
 int
 hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	     uint64_t now)
@@ -151,15 +201,26 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	struct hct_msg *msg = TAILQ_FIRST(&f->msgs[cls]);
 	uint32_t len = (uint32_t)RTE_MIN((uint64_t)t->mss, msg->len - msg->done);
 	struct hct_slot *s = &f->slots[f->snd_nxt & t->mask];
-	struct rte_mbuf *m = tx_mbuf(t);
+	struct rte_mbuf *m = tx_mbuf(t), *pm = NULL;
+	/* Zero copy (struct hct_msg zc): the payload stays in the caller's
+	 * memory, an mbuf attached to it chained behind the header mbuf;
+	 * the CRC covers the header only on such a flow (zc_flow_ok), so
+	 * nothing reads the payload here. */
+	int zc = msg->zc != NULL && len >= HCT_ZC_MIN_BYTES &&
+		 zc_flow_ok(t, f);
 	struct hct_pkt p;
 	uint8_t *h;
 
 	if (m == NULL)
 		return -HC_ERR_NOMEM;
-	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN + len +
+	if (zc && (pm = tx_mbuf(t)) == NULL) {
+		rte_pktmbuf_free(m);
+		return -HC_ERR_NOMEM;
+	}
+	h = (uint8_t *)rte_pktmbuf_append(m, HCT_HDR_LEN + (zc ? 0 : len) +
 					  hct_tag_len(t));
 	if (h == NULL) {
+		rte_pktmbuf_free(pm);
 		rte_pktmbuf_free(m);
 		return -HC_ERR_NOMEM;
 	}
@@ -179,14 +240,25 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	if (msg->done + len == msg->len)
 		p.flags |= HCT_F_LAST;
 	hct_tmpl_patch(h, hct_flow_tmpl(t, f), &p);
-	{
+	if (zc) {
+		const uint8_t *src = msg->src + msg->done;
+
+		hct_crc_seal_split(h, src, len); /* cov HDR: header only */
+		rte_pktmbuf_attach_extbuf(pm, (void *)(uintptr_t)src,
+					  zc_iova(src), (uint16_t)len, msg->zc);
+		rte_mbuf_ext_refcnt_update(msg->zc, 1);
+		pm->data_len = (uint16_t)len;
+		pm->pkt_len = len;
+		rte_pktmbuf_chain(m, pm); /* 2 segments: cannot fail */
+	} else {
 		uint64_t c0 = hc_cpustat_begin(); /* payload: copy (+ CRC) */
 
 		hct_crc_copy_seal(h, msg->src + msg->done, len);
 		hc_cpustat_end(c0);
 	}
 	/* Remember the HCT packet's length: stack/net prepends its headers
-	 * in this same mbuf, which we keep for retransmission. */
+	 * in this same mbuf, which we keep for retransmission (with the
+	 * attached segment of a zero-copy packet: both are referenced). */
 	s->len = HCT_HDR_LEN + len + hct_tag_len(t);
 	s->m = m;
 	s->sent_ns = now;
@@ -195,10 +267,13 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	s->psn = f->snd_nxt;
 	TAILQ_INSERT_TAIL(&f->tsent, s, tlink);
 	rte_mbuf_refcnt_update(m, 1);
+	if (pm != NULL)
+		rte_mbuf_refcnt_update(pm, 1);
 	f->snd_nxt++;
 	msg->done += len;
 	f->stats.data_tx++;
 	f->stats.data_tx_hdr_cov += p.cov == HCT_COV_HDR;
+	f->stats.data_tx_zc += zc;
 	f->stats.data_tx_cls[cls]++;
 	f->stats.data_bytes_cls[cls] += s->len;
 	f->stats.bytes_tx += len;
@@ -211,6 +286,8 @@ hct_send_one(struct hct *t, struct hct_flow *f, unsigned int cls,
 	hct_xmit(t, f, hct_tos(cls), m, now);
 	if (msg->done == msg->len) {
 		TAILQ_REMOVE(&f->msgs[cls], msg, link);
+		if (msg->zc != NULL)
+			hct_zc_put(msg->zc); /* cut: the queue's reference */
 		t->up.msg_sent(t->up_ctx, msg);
 	}
 	return (int)(HCT_HDR_LEN + len);

@@ -160,5 +160,6 @@ void suite_c29(void);
 void suite_c30(void);
 void suite_c33(void);
 void suite_shmcrc(void);
+void suite_zc(void);
 
 #endif /* HC_TESTS_INTEGRATION_CHECK_H */

@@ -116,7 +116,12 @@
  *           HC_CHECK_HDR_CRC: all (memif, shm_crc header) or none (tap,
  *           shm_crc payload, a corrupting injector); with HC_FAULT, the
  *           injector changed frames and the CRC32C caught some
- * After fault, c15, c16*, c19, c21-c25, c31*, c26-c30, c33, shmcrc (and any suite
+ *   zc      quick and 4 x 16 MiB all-reduces out of place and in place
+ *           exact, each buffer overwritten at once after the call; DATA
+ *           sent zero copy (hc_stats hct_data_tx_zc) against HC_CHECK_ZC:
+ *           some (memif, zero_copy_tx auto, ring: over half), none, or
+ *           any (results only)
+ * After fault, c15, c16*, c19, c21-c25, c31*, c26-c30, c33, shmcrc, zc (and any suite
  * with HC_CHECK_POOLS=1) main runs the leak check (pools_check in
  * check_ports.c: the mbuf pools back to their starting in-use count).
  * The last four judge per rank ("PASS name (rank r)"), since the
@@ -346,6 +351,8 @@ static const struct suite suites[] = {
 	SUITE_P("c33", suite_c33, 'a', "C33: 4 B..4 MiB, powers of 2 +-1"),
 	SUITE_P("shmcrc", suite_shmcrc, 'a',
 		"CRC coverage: header-only on trusted shm links only"),
+	SUITE_P("zc", suite_zc, 'a',
+		"zero-copy TX: exact, counted, buffers reusable on return"),
 };
 
 /* The suite named name, or NULL. */

@@ -174,6 +174,12 @@ struct wire {
 	 * and of them the retransmissions (HCT_F_RETX) */
 	uint64_t cov_data[2][HCT_COV__MAX + 1];
 	uint64_t cov_retx[2][HCT_COV__MAX + 1];
+	/* DATA frames per sending rank whose payload is an mbuf attached to
+	 * external memory (zero copy), and of them the retransmissions */
+	uint64_t ext_data[2];
+	uint64_t ext_retx[2];
+	const uint8_t *ext_lo, *ext_hi; /* where such payloads must point */
+	uint64_t ext_outside;  /* ... frames whose payload pointed elsewhere */
 };
 
 static struct {
@@ -196,6 +202,7 @@ static struct hct_cc_conf cc_conf;
 static struct {
 	int shm[2];
 	int shm_crc;             /* enum hct_shm_crc */
+	int zero_copy_tx;        /* enum hct_zc_tx */
 	double corrupt_tx[2];    /* HC_FAULT_CORRUPT on TX, every class */
 	double corrupt_rx[2];    /* ... on RX */
 	double truncate_rx[2];   /* HC_FAULT_TRUNCATE on RX */
@@ -297,6 +304,17 @@ wire_xmit(uint32_t from, struct rte_mbuf *m)
 			w->cov_data[from][cv]++;
 			if (h[HCT_OFF(flags)] & HCT_F_RETX)
 				w->cov_retx[from][cv]++;
+		}
+		if (m->nb_segs == 2 && RTE_MBUF_HAS_EXTBUF(m->next)) {
+			const uint8_t *pl = rte_pktmbuf_mtod(m->next,
+							     const uint8_t *);
+
+			w->ext_data[from]++;
+			if (h != NULL && (h[HCT_OFF(flags)] & HCT_F_RETX))
+				w->ext_retx[from]++;
+			if (pl < w->ext_lo ||
+			    pl + m->next->data_len > w->ext_hi)
+				w->ext_outside++;
 		}
 	}
 	if (from == 0 && c == CLS_DATA &&
@@ -529,6 +547,7 @@ ep_stack_init(struct ep *e, uint32_t nonce, uint32_t initial_psn)
 		.nonce = nonce,
 		.initial_psn = initial_psn,
 		.shm_crc = shm_conf.shm_crc,
+		.zero_copy_tx = shm_conf.zero_copy_tx,
 		.cc = cc_conf,
 	};
 	struct hct_upcalls up = {
@@ -2494,6 +2513,197 @@ out:
 	env_destroy();
 }
 
+/* ---- zero-copy TX (struct hct_msg zc) ------------------------------------ */
+
+/* The free callback of the tests' shared info: its calls, and the
+ * clock at the last one. */
+static struct {
+	struct rte_mbuf_ext_shared_info sh;
+	uint32_t calls;
+	uint64_t at;
+} zcs;
+
+static void
+zc_cb(void *addr, void *opaque)
+{
+	(void)addr;
+	CU_ASSERT_PTR_EQUAL(opaque, &zcs);
+	zcs.calls++;
+	zcs.at = g.now;
+}
+
+static void
+zc_arm(struct hct_msg *msg)
+{
+	memset(&zcs, 0, sizeof(zcs));
+	zcs.sh.free_cb = zc_cb;
+	zcs.sh.fcb_opaque = &zcs;
+	rte_mbuf_ext_refcnt_set(&zcs.sh, 0);
+	msg->zc = &zcs.sh;
+	g.wire.ext_lo = src_buf;
+	g.wire.ext_hi = src_buf + sizeof(src_buf);
+}
+
+/* Packets of a message of len bytes whose payload is HCT_ZC_MIN_BYTES or
+ * more (those zero copy may send). */
+static uint32_t
+zc_pkts_of(uint64_t len)
+{
+	uint32_t mss = g.ep[0].hct.mss;
+
+	return (uint32_t)(len / mss) + (len % mss >= HCT_ZC_MIN_BYTES);
+}
+
+/* Both ports shared memory, header-only CRC, zero_copy_tx auto (each
+ * test then changes what it is about). */
+static void
+zc_conf(void)
+{
+	shm_conf.shm[0] = shm_conf.shm[1] = 1;
+	shm_conf.shm_crc = HCT_SHM_CRC_HEADER;
+	shm_conf.zero_copy_tx = HCT_ZC_TX_AUTO;
+}
+
+/* 18: a flagged message over a shm link goes zero copy: every DATA frame
+ * of a full-size payload is a header mbuf chained to an mbuf attached to
+ * src_buf itself (the wire sees it), the bytes arrive exact; PSN 5 lost
+ * once is retransmitted from the same memory (a clone of the attached
+ * segment) with the original bytes; the release callback has not run
+ * while packets were unacknowledged, runs exactly once when the last one
+ * was, with the count at 0; every mbuf is back in its pool
+ * (env_destroy). */
+static void
+test_zc_send(void)
+{
+	struct one r;
+	uint32_t zp;
+
+	zc_conf();
+	if (one_begin(&r, LOSE_LEN, 61, NULL) != 0)
+		goto out;
+	zc_arm(&r.msg);
+	CU_ASSERT_EQUAL(hct_zc_ok(&r.a->hct, 1), 1);
+	zp = zc_pkts_of(LOSE_LEN);
+	CU_ASSERT(zp >= r.npkts - 1 && zp > 0);
+	g.wire.drop_psn_on = 1;
+	g.wire.drop_psn = 5;
+	/* the sender alone: packets out, no ACK yet, nothing released */
+	r.t_sent = g.now;
+	CU_ASSERT_EQUAL(hct_send(&r.a->hct, 1, &r.msg), 0);
+	ep_poll(r.a);
+	CU_ASSERT(r.fa->snd_nxt != r.fa->snd_una);
+	CU_ASSERT_EQUAL(zcs.calls, 0);
+	CU_ASSERT(rte_mbuf_ext_refcnt_read(&zcs.sh) > 0);
+	r.done = run_until(drained_idle, 100 * HC_NS_PER_MS);
+	CU_ASSERT_TRUE(r.done);
+	CU_ASSERT_EQUAL(check_exact(r.b, src_buf, r.len), 0);
+	CU_ASSERT_EQUAL(r.fb->stats.data_rx, r.npkts);
+	CU_ASSERT_EQUAL(r.a->msg_sent, 1);
+	CU_ASSERT_EQUAL(g.wire.dropped[0][CLS_DATA], 1);
+	CU_ASSERT(retx_total(r.fa) >= 1);
+	CU_ASSERT(r.fa->stats.retx_by_clone >= 1);
+	CU_ASSERT_EQUAL(r.fa->stats.data_tx_zc, zp);
+	CU_ASSERT_EQUAL(r.fa->stats.data_tx_hdr_cov, r.npkts);
+	CU_ASSERT_EQUAL(g.wire.ext_data[0], zp + g.wire.ext_retx[0]);
+	CU_ASSERT(g.wire.ext_retx[0] >= 1);
+	CU_ASSERT_EQUAL(g.wire.ext_outside, 0);
+	CU_ASSERT_EQUAL(g.wire.ext_data[1], 0);
+	/* released once, after the last ACK, count 0 */
+	CU_ASSERT_EQUAL(zcs.calls, 1);
+	CU_ASSERT(zcs.at > r.t_sent);
+	CU_ASSERT_EQUAL(rte_mbuf_ext_refcnt_read(&zcs.sh), 0);
+	CU_ASSERT_EQUAL(r.b->hct.stats.crc_rx, 0);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(r.a->tw.port.pool),
+			hct_unused_mbufs(&r.a->hct));
+out:
+	env_destroy();
+}
+
+/* 18b: copied, not zero copy, in every case one condition fails: (0) the
+ * message is not flagged; (1) zero_copy_tx off; (2) rank 0's port is not
+ * shared memory (full CRC); (3) rank 0's TX injector may corrupt; (4)
+ * the peer does not accept header-only (its port not shm). The bytes are
+ * exact, no frame carries external memory, and a flagged message's
+ * callback still runs once, when it is cut (its queued reference). */
+static void
+zc_copy_case(int which)
+{
+	struct one r;
+
+	zc_conf();
+	if (which == 1)
+		shm_conf.zero_copy_tx = HCT_ZC_TX_OFF;
+	if (which == 2)
+		shm_conf.shm[0] = 0;
+	if (which == 3)
+		shm_conf.corrupt_tx[0] = 1e-9;
+	if (which == 4)
+		shm_conf.shm[1] = 0;
+	if (one_begin(&r, LOSE_LEN, 70 + which, NULL) != 0)
+		goto out;
+	if (which != 0)
+		zc_arm(&r.msg);
+	CU_ASSERT_EQUAL(hct_zc_ok(&r.a->hct, 1), which == 0);
+	one_send(&r, 100 * HC_NS_PER_MS);
+	CU_ASSERT_EQUAL(r.fa->stats.data_tx_zc, 0);
+	CU_ASSERT_EQUAL(g.wire.ext_data[0], 0);
+	CU_ASSERT_EQUAL(r.fa->stats.data_tx_hdr_cov,
+			which <= 1 ? r.npkts : 0);
+	if (which != 0) {
+		CU_ASSERT_EQUAL(zcs.calls, 1);
+		CU_ASSERT_EQUAL(rte_mbuf_ext_refcnt_read(&zcs.sh), 0);
+	}
+out:
+	env_destroy();
+}
+
+static void test_zc_unflagged(void) { zc_copy_case(0); }
+static void test_zc_off(void) { zc_copy_case(1); }
+static void test_zc_not_shm(void) { zc_copy_case(2); }
+static void test_zc_tx_fault(void) { zc_copy_case(3); }
+static void test_zc_peer_full(void) { zc_copy_case(4); }
+
+/* 18c: the references of a message dropped before it was cut: (0)
+ * cancelled (hct_cancel_owner) while packets are in flight: released
+ * once those are acknowledged; (1) the peer lost (every frame lost):
+ * released once the flow gave its packets back. */
+static void
+zc_drop_case(int which)
+{
+	struct one r;
+
+	zc_conf();
+	if (one_begin(&r, 300000, 80 + which, NULL) != 0)
+		goto out;
+	zc_arm(&r.msg);
+	r.msg.owner = &r;
+	if (which == 1)
+		g.wire.drop_all = 1;
+	CU_ASSERT_EQUAL(hct_send(&r.a->hct, 1, &r.msg), 0);
+	ep_poll(r.a);
+	CU_ASSERT(r.msg.done > 0 && r.msg.done < r.msg.len);
+	CU_ASSERT(r.fa->stats.data_tx_zc > 0);
+	if (which == 0) {
+		hct_cancel_owner(&r.a->hct, &r);
+		CU_ASSERT_EQUAL(zcs.calls, 0);
+		CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
+	} else {
+		CU_ASSERT_TRUE(run_until(a_lost_peer, 10 * HC_NS_PER_S));
+		CU_ASSERT_EQUAL(r.fa->state, HCT_FLOW_LOST);
+		CU_ASSERT_EQUAL(hct_zc_ok(&r.a->hct, 1), 0);
+	}
+	CU_ASSERT_EQUAL(r.a->msg_sent, 0);
+	CU_ASSERT_EQUAL(zcs.calls, 1);
+	CU_ASSERT_EQUAL(rte_mbuf_ext_refcnt_read(&zcs.sh), 0);
+	if (which == 1)
+		g.wire.drop_all = 0;
+out:
+	env_destroy();
+}
+
+static void test_zc_cancel(void) { zc_drop_case(0); }
+static void test_zc_peer_lost(void) { zc_drop_case(1); }
+
 /* ---- main ------------------------------------------------------------------- */
 
 static CU_TestInfo transport_tests[] = {
@@ -2539,6 +2749,16 @@ static CU_TestInfo transport_tests[] = {
 	  test_shm_full_rx_truncate },
 	{ "17g header-only DATA refused unless accepted, counted",
 	  test_shm_refused },
+	{ "18 zero copy: from src, retransmitted from it, released once",
+	  test_zc_send },
+	{ "18b unflagged message copied", test_zc_unflagged },
+	{ "18c zero_copy_tx off: copied", test_zc_off },
+	{ "18d sender port not shm: copied", test_zc_not_shm },
+	{ "18e TX injector may corrupt: copied", test_zc_tx_fault },
+	{ "18f peer does not accept header-only: copied", test_zc_peer_full },
+	{ "18g cancelled while in flight: released after the ACKs",
+	  test_zc_cancel },
+	{ "18h peer lost: released", test_zc_peer_lost },
 	CU_TEST_INFO_NULL,
 };
 
