@@ -187,15 +187,16 @@ hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf)
 {
 	/* One frame per mbuf: MTU plus Ethernet header and a VLAN tag. */
 	uint32_t room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+	uint32_t n = hc_port_pool_mbufs(conf);
 
 	if (room < RTE_MBUF_DEFAULT_DATAROOM)
 		room = RTE_MBUF_DEFAULT_DATAROOM;
-	port->pool = rte_pktmbuf_pool_create(conf->pool_name, conf->pool_mbufs,
+	port->pool = rte_pktmbuf_pool_create(conf->pool_name, n,
 					     256, 0, room + RTE_PKTMBUF_HEADROOM,
 					     rte_socket_id());
 	if (port->pool == NULL) {
 		HC_LOG(ERR, DRIVER, "%s: mbuf pool %s of %u mbufs: %s",
-		       port->name, conf->pool_name, conf->pool_mbufs,
+		       port->name, conf->pool_name, n,
 		       rte_strerror(rte_errno));
 		return -HC_ERR_NOMEM;
 	}

@@ -103,13 +103,26 @@ struct hc_port {
 	struct rte_mbuf *rxq[HC_PORT_TXQ];
 };
 
-/** Largest MTU, bytes of IPv4 packet (jumbo frames). */
-#define HC_PORT_MTU_MAX 9000
+/**
+ * Largest MTU, bytes of IPv4 packet. A frame (MTU + 18 bytes of Ethernet
+ * header and VLAN tag) lives in one mbuf, whose buf_len (uint16_t) also
+ * holds the 128-byte headroom: MTU <= 65389; IPv4's total length and
+ * net_memif's bsize (uint16_t) allow that too. Only ports that carry such
+ * frames take it (net_memif, whose ring slots are bsize bytes, and the
+ * sim); a DPDK PMD's own max_mtu is checked at open, and hc-launch keeps
+ * tap and virtio at 9000, af_packet at 1500.
+ */
+#define HC_PORT_MTU_MAX 65000
+
+/** The pool's bytes of frames when [port] pool_mbufs is 0 (auto): 16383
+ *  mbufs of a 9000-byte MTU, the default before MTUs above 9000. */
+#define HC_PORT_POOL_AUTO_BYTES (16383ull * (9000 + 18))
 
 /** What hc_port_open_dpdk() needs besides the devargs. */
 struct hc_port_conf {
 	uint32_t mtu;          /**< bytes of IPv4 packet, 68..HC_PORT_MTU_MAX */
-	uint32_t pool_mbufs;   /**< mbufs in the pool */
+	uint32_t pool_mbufs;   /**< mbufs in the pool; 0: auto, see
+	                        *   hc_port_pool_mbufs() */
 	uint16_t rx_desc;      /**< RX ring size, descriptors */
 	uint16_t tx_desc;      /**< TX ring size, descriptors */
 	uint16_t burst;        /**< packets per rx/tx call, <= HC_PORT_TXQ */
@@ -142,7 +155,25 @@ int hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		      const struct hc_port_conf *conf);
 
 /**
- * Create port->pool for conf: conf->pool_mbufs mbufs of one frame each
+ * Mbufs in the pool for conf: conf->pool_mbufs, or when that is 0 (auto)
+ * 16383 up to MTU 9000 and above it the largest 2^k - 1 whose frames fit
+ * in HC_PORT_POOL_AUTO_BYTES (MTU 16000: 8191, 32000: 4095, 65000: 2047),
+ * so that the pool's memory stays about 148 MB however large the frames.
+ */
+static inline uint32_t
+hc_port_pool_mbufs(const struct hc_port_conf *conf)
+{
+	uint64_t frame = conf->mtu + 18, n = 16383;
+
+	if (conf->pool_mbufs != 0)
+		return conf->pool_mbufs;
+	while (n > 1023 && n * frame > HC_PORT_POOL_AUTO_BYTES)
+		n >>= 1;
+	return (uint32_t)n;
+}
+
+/**
+ * Create port->pool for conf: hc_port_pool_mbufs(conf) mbufs of one frame each
  * (MTU + Ethernet header + a VLAN tag, at least
  * RTE_MBUF_DEFAULT_DATAROOM, plus headroom), named conf->pool_name.
  * Shared by every backend.

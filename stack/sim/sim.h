@@ -137,7 +137,7 @@ struct hc_sim;
  * conf->start_ns.
  * @return 0, -HC_ERR_INVAL (conf NULL, hosts 0 or above HC_SIM_MAX_HOSTS,
  *         group 0 in two-tier, a rate <= 0, a queue of 0 bytes, loss
- *         outside 0..1, MTU outside 68..9000), -HC_ERR_NOMEM.
+ *         outside 0..1, MTU outside 68..HC_PORT_MTU_MAX), -HC_ERR_NOMEM.
  */
 int hc_sim_create(const struct hc_sim_conf *conf, struct hc_sim **out);
 

@@ -24,6 +24,7 @@
 #include "cc.h"
 #include "cfgkey.h"
 #include "config.h"
+#include "port.h"
 #include "engine.h"
 #include "suites.h"
 #include "tune.h"
@@ -498,6 +499,38 @@ test_rto_min_above_max(void)
 		     ":12: [transport] rto_min_us: 5000 > rto_max_us 4000");
 }
 
+/* Jumbo frames above 9000 (net_memif): [net] mtu up to HC_PORT_MTU_MAX;
+ * [port] pool_mbufs 0 (the default) sizes the pool to about 148 MB of
+ * frames; an explicit count below 1023 is refused. */
+static void
+test_mtu_pool(void)
+{
+	struct hc_port_conf pc = { .mtu = 1500 };
+	struct hc_config cfg;
+	char log[LOG_MAX];
+
+	CU_ASSERT_EQUAL(hc_port_pool_mbufs(&pc), 16383);
+	pc.mtu = 9000;
+	CU_ASSERT_EQUAL(hc_port_pool_mbufs(&pc), 16383);
+	pc.mtu = 16000;
+	CU_ASSERT_EQUAL(hc_port_pool_mbufs(&pc), 8191);
+	pc.mtu = 32000;
+	CU_ASSERT_EQUAL(hc_port_pool_mbufs(&pc), 4095);
+	pc.mtu = HC_PORT_MTU_MAX;
+	CU_ASSERT_EQUAL(hc_port_pool_mbufs(&pc), 2047);
+	pc.pool_mbufs = 1023;
+	CU_ASSERT_EQUAL(hc_port_pool_mbufs(&pc), 1023);
+	CU_ASSERT_EQUAL(load_ini(JOB2 RANK0 RANK1 "[net]\nmtu = 65000\n",
+				 &cfg, log, sizeof(log)), 0);
+	CU_ASSERT_EQUAL(cfg.port.mtu, 65000);
+	CU_ASSERT_EQUAL(cfg.port.pool_mbufs, 0);
+	hc_config_free(&cfg);
+	expect_error(JOB2 RANK0 RANK1 "[net]\nmtu = 65001\n",
+		     ":12: [net] mtu: '65001' is not an integer in 576..65000");
+	expect_error(JOB2 RANK0 RANK1 "[port]\npool_mbufs = 1022\n",
+		     ":12: [port] pool_mbufs: 1022: 0 (auto) or at least 1023");
+}
+
 static void
 test_bad_cc(void)
 {
@@ -930,6 +963,8 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: unknown key in [transport]", test_unknown_key },
 	{ "error: unknown section", test_unknown_section },
 	{ "error: window_pkts not a number in range", test_non_numeric },
+	{ "mtu up to 65000, pool_mbufs 0 = auto, explicit >= 1023",
+	  test_mtu_pool },
 	{ "error: rto_min_us > rto_max_us", test_rto_min_above_max },
 	{ "error: cc, windows, fractions", test_bad_cc },
 	{ "[coll] algo, [rank.N] group, HC_ALGO", test_algo_group },

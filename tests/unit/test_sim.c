@@ -549,7 +549,7 @@ test_config_defaults(void)
 	CU_ASSERT(cfg.world_size == 300 && cfg.job_id == 1);
 	CU_ASSERT(cfg.port.mtu == 1500 && cfg.hct.window_pkts == 256);
 	CU_ASSERT(cfg.hct.rto_min_ns == 2000 * HC_NS_PER_US &&
-		  cfg.port.pool_mbufs == 16383);
+		  cfg.port.pool_mbufs == 0);
 	CU_ASSERT(cfg.net.udp_port == 51966 && cfg.idle == HC_IDLE_SLEEP);
 	CU_ASSERT(cfg.ranks[0].ip == 0xc6120001u);	/* 198.18.0.1 */
 	CU_ASSERT(cfg.ranks[259].ip == 0xc612010au);	/* 198.18.1.10 */
