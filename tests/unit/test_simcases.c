@@ -24,6 +24,11 @@
  *        of per-host delays drawn from several seeds (so packets of
  *        different peers arrive in different orders): every rank and
  *        every delay profile gets the same bits (plan.h's order).
+ *   C05, C14  the last rank disagrees (count + 1, count 0, dtype, op, or
+ *        an all-gather where the others all-reduce), n = 2..5, every
+ *        algorithm, 2 and 4097 elements: HC_ERR_MISMATCH on every rank,
+ *        then HC_ERR_ABORTED (rd sends no signature packet: its DATA
+ *        must tell).
  * And the tuner's probes on simulated ranks (hc_simrun_create).
  * (C10-C12 are also unit tests of the reduction kernels, test_accum.c,
  * and hc-check c10 on tap with the tuner's pick; here they go through
