@@ -246,6 +246,10 @@ struct hc_comm {
 	uint32_t *p2p_rx_seq;   /**< [comm rank] next receive's, likewise */
 	uint32_t *p2p_rx_posted; /**< [comm rank] engine: receives started
 	                          *   from that peer (sequence mark) */
+	/** Engine thread: the executor state of the last completed plan
+	 *  op (plan_run.c, struct plan_run), kept for the next op of the
+	 *  same shape; NULL: none. Freed by hc_comm_fini. */
+	void *plan_cache;
 	struct hct_msg *abort_msgs;     /**< one per rank, for the broadcast */
 	uint32_t abort_wire;            /**< their payload */
 	int aborted;                    /**< the broadcast went out */

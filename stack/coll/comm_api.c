@@ -19,6 +19,7 @@
 
 #include "coll.h"
 #include "log.h"
+#include "plan_run.h"
 
 int
 hc_coll_init(struct hc_coll *c, struct hct *hct, uint32_t world_rank,
@@ -176,6 +177,7 @@ hc_comm_fini(struct hc_comm *comm)
 {
 	if (comm->registered)
 		hc_coll_remove_comm(comm->coll, comm);
+	hc_plan_run_cache_free(comm);
 	free(comm->world);
 	free(comm->of_world);
 	free(comm->abort_msgs);

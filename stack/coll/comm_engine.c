@@ -455,8 +455,25 @@ op_start(struct hc_coll_op *op)
 	 * ranks whose downstream may never join: there every rank tells
 	 * every rank, and an op completes only when all n - 1 signatures
 	 * arrived (C05, C17). Until then it can still fail: a timeout, a
-	 * mismatch or an ABORT reach an op whose data part is done. */
-	rc = send_signatures(op, op->algo == &hc_algo_chain);
+	 * mismatch or an ABORT reach an op whose data part is done.
+	 *
+	 * Recursive doubling sends none: its DATA, which carries the
+	 * signature like every DATA packet, is the signature. Every rank
+	 * sends its vector at start (to its step-0 partner, or the even
+	 * rank of a folded pair to the odd one), except the odd rank of a
+	 * pair, which waits for the even one only: if that one disagrees,
+	 * its DATA (or, running another algorithm, its signature to its
+	 * right neighbour, which the odd rank is) tells the odd rank. And
+	 * with the same plan on every rank, no rank completes without
+	 * data that went through every other rank, so a disagreement is
+	 * met by a packet no rank accepts: the first one is sent by a rank
+	 * that heard only from ranks that agree with it. At n = 2 the
+	 * step's DATA goes where the signature went, the right neighbour,
+	 * at once. One packet per rank and op fewer (README "Short-message
+	 * latency"). */
+	rc = op->algo == &hc_algo_rd ? 0
+				     : send_signatures(op, op->algo ==
+						       &hc_algo_chain);
 	if (rc == 0)
 		rc = op->algo->start(op);
 	if (rc != 0) {

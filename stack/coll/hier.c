@@ -98,6 +98,8 @@ hier_start(struct hc_coll_op *op)
 	struct hc_plan p;
 	int rc;
 
+	if (hc_plan_run_reuse(op))
+		return 0;
 	hc_plan_init(&p);
 	rc = hc_hier_plan(&p, comm->size, comm->rank, op->total, comm->group);
 	if (rc == -HC_ERR_UNSUPPORTED)

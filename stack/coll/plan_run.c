@@ -47,6 +47,14 @@ struct plan_run {
 	uint8_t *snap;        /**< copies of the snap SENDs' ranges, each
 	                       *   taken at issue (in issue order) */
 	uint64_t snap_used;   /**< bytes of snap handed out */
+	uint64_t snap_size;   /**< bytes of snap (the plan's snap SENDs) */
+	/* What the plan was made for (the communicator's cache, below):
+	 * with the communicator's size, rank, groups and slice size, which
+	 * do not change, these fix every algorithm's plan. */
+	const struct hc_algo *algo;
+	uint64_t total;
+	uint32_t elem_size, acc_size;
+	uint64_t recvs, sends; /**< the plan's RECV/FINISH and SEND steps */
 };
 
 static void issue(struct hc_coll_op *op, uint32_t i);
@@ -196,6 +204,73 @@ zc_setup(struct hc_coll_op *op, uint64_t snap)
 	(void)hc_coll_zc_init(op); /* no memory: copies */
 }
 
+/* Issue the steps of x's plan that wait for nothing, x being op's fresh
+ * or reset state. */
+static void
+run_first(struct hc_coll_op *op, struct plan_run *x)
+{
+	uint32_t i;
+
+	op->algo_state = x;
+	for (i = 0; i < x->plan.len && op->status == 0; i++)
+		if (x->plan.ndeps[i] == 0 && !(x->plan.s[i].kind ==
+					       HC_STEP_RECV_RED ||
+					       x->plan.s[i].kind ==
+					       HC_STEP_RECV_COPY))
+			issue(op, i);
+	hc_sched_maybe_done(op);
+}
+
+/* Free x and everything it holds (no op uses it). */
+static void
+state_free(struct plan_run *x)
+{
+	uint32_t i;
+
+	for (i = 0; i < x->plan.len; i++)
+		free(x->stage[i]);
+	free(x->stage);
+	free(x->snap);
+	hc_plan_free(&x->plan);
+	free(x->wait);
+	free(x->s.got);
+	free(x->s.msgs);
+	free(x);
+}
+
+int
+hc_plan_run_reuse(struct hc_coll_op *op)
+{
+	struct hc_comm *comm = op->comm;
+	struct plan_run *x = comm->plan_cache;
+
+	if (x == NULL || x->algo != op->algo || x->total != op->total ||
+	    x->elem_size != op->elem_size || x->acc_size != op->acc_size)
+		return 0;
+	comm->plan_cache = NULL;
+	/* As a fresh state: no byte received, every dependency open, the
+	 * snapshot buffer empty. The stages were freed as they were used
+	 * (a completed op used them all); the messages are filled anew by
+	 * hc_data_fill before they are queued. */
+	memset(x->s.got, 0, x->plan.len * sizeof(*x->s.got));
+	x->s.recv_left = x->recvs;
+	x->s.send_left = x->sends;
+	memcpy(x->wait, x->plan.ndeps, x->plan.len * sizeof(*x->wait));
+	x->snap_used = 0;
+	op->algo_state = x;
+	zc_setup(op, x->snap_size);
+	run_first(op, x);
+	return 1;
+}
+
+void
+hc_plan_run_cache_free(struct hc_comm *comm)
+{
+	if (comm->plan_cache != NULL)
+		state_free(comm->plan_cache);
+	comm->plan_cache = NULL;
+}
+
 int
 hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 {
@@ -239,15 +314,16 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 	}
 	x->plan = *plan;
 	memcpy(x->wait, plan->ndeps, plan->len * sizeof(*x->wait));
+	x->algo = op->algo;
+	x->total = op->total;
+	x->elem_size = op->elem_size;
+	x->acc_size = op->acc_size;
+	x->recvs = waits;
+	x->sends = sends;
+	x->snap_size = snap;
 	op->algo_state = x;
 	zc_setup(op, snap);
-	for (i = 0; i < x->plan.len && op->status == 0; i++)
-		if (x->plan.ndeps[i] == 0 && !(x->plan.s[i].kind ==
-					       HC_STEP_RECV_RED ||
-					       x->plan.s[i].kind ==
-					       HC_STEP_RECV_COPY))
-			issue(op, i);
-	hc_sched_maybe_done(op);
+	run_first(op, x);
 	return 0;
 }
 
@@ -291,13 +367,24 @@ void
 hc_plan_run_fini(struct hc_coll_op *op)
 {
 	struct plan_run *x = op->algo_state;
-	uint32_t i;
+	struct hc_comm *comm = op->comm;
 
-	for (i = 0; i < x->plan.len; i++)
-		free(x->stage[i]);
-	free(x->stage);
-	free(x->snap);
-	hc_plan_free(&x->plan);
-	free(x->wait);
-	hc_sched_fini(op);
+	/* A completed op's state, small enough, waits in the communicator
+	 * for the next op of the same shape (hc_plan_run_reuse): a loop of
+	 * short all-reduces then allocates and links no plan per op. A
+	 * failed op's does not (the communicator takes no more work). */
+	if (hc_coll_op_complete(op) &&
+	    x->snap_used <= HC_PLAN_RUN_CACHE_SNAP_MAX &&
+	    x->plan.len <= HC_PLAN_RUN_CACHE_STEPS_MAX) {
+		uint32_t i;
+
+		for (i = 0; i < x->plan.len; i++) { /* all used: none left */
+			free(x->stage[i]);
+			x->stage[i] = NULL;
+		}
+		hc_plan_run_cache_free(comm);
+		comm->plan_cache = x;
+		return;
+	}
+	state_free(x);
 }

@@ -80,6 +80,8 @@ rd_start(struct hc_coll_op *op)
 {
 	struct hc_plan p;
 
+	if (hc_plan_run_reuse(op))
+		return 0;
 	hc_plan_init(&p);
 	hc_rd_plan(&p, op->comm->size, op->comm->rank, op->total);
 	return hc_plan_run_start(op, &p);

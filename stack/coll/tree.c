@@ -159,6 +159,8 @@ tree_start(struct hc_coll_op *op)
 {
 	struct hc_plan p;
 
+	if (hc_plan_run_reuse(op))
+		return 0;
 	hc_plan_init(&p);
 	hc_tree_plan(&p, op->comm->size, op->comm->rank, op->total,
 		     op->acc_size, op->comm->coll->slice_bytes);

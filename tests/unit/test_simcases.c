@@ -24,6 +24,11 @@
  *        of per-host delays drawn from several seeds (so packets of
  *        different peers arrive in different orders): every rank and
  *        every delay profile gets the same bits (plan.h's order).
+ *   C05, C14  the last rank disagrees (count + 1, count 0, dtype, op, or
+ *        an all-gather where the others all-reduce), n = 2..5, every
+ *        algorithm, 2 and 4097 elements: HC_ERR_MISMATCH on every rank,
+ *        then HC_ERR_ABORTED (rd sends no signature packet: its DATA
+ *        must tell).
  * And the tuner's probes on simulated ranks (hc_simrun_create).
  * (C10-C12 are also unit tests of the reduction kernels, test_accum.c,
  * and hc-check c10 on tap with the tuner's pick; here they go through
@@ -687,6 +692,105 @@ test_signed_zero_nan(void)
 		}
 }
 
+/* ---- C05, C14: ranks that disagree ---------------------------------- */
+
+enum disagree { DIS_COUNT, DIS_ZERO, DIS_DTYPE, DIS_OP, DIS_COLL };
+
+static const char *const disagree_names[] = {
+	"count + 1", "count 0", "int64", "max", "all-gather",
+};
+
+/* Every rank calls an int32 sum all-reduce of count elements under algo,
+ * but the last rank disagrees in one way (C05: its count + 1, count 0,
+ * dtype int64 or op max; C14: it calls an all-gather). Every rank's call
+ * must end with HC_ERR_MISMATCH, in well under the per-op timeout (0.5 s
+ * of virtual time: an ACK-less hang would only end at the timeout),
+ * and the next all-reduce with HC_ERR_ABORTED. In recursive doubling no
+ * signature packet goes ahead of the data (comm_engine.c op_start): the
+ * DATA packets' signatures must tell every rank. */
+static void
+disagree(uint32_t n, enum hc_algo_id algo, enum disagree how,
+	 uint64_t count)
+{
+	struct hc_simrun *run = world(n, algo,
+				      algo == HC_ALGO_HIER ? hier_g(n) : 0);
+	struct hc_request *req[8] = { NULL };
+	int status[8] = { 0 };
+	int64_t *buf[8];
+	uint32_t r;
+	int bad = 0;
+
+	for (r = 0; r < n; r++) {
+		struct hc_comm *c = hc_comm_world(hc_simrun_ctx(run, r));
+		int odd = r == n - 1, rc;
+
+		buf[r] = calloc(n * (count + 1), sizeof(int64_t));
+		CU_ASSERT_FATAL(buf[r] != NULL);
+		if (odd && how == DIS_COLL)
+			rc = hc_iallgather(c, (int32_t *)buf[r] + r * count,
+					   buf[r], count, HC_DTYPE_INT32, NULL,
+					   &req[r]);
+		else
+			rc = hc_iallreduce(c, buf[r], buf[r],
+				!odd ? count : how == DIS_COUNT ? count + 1 :
+				how == DIS_ZERO ? 0 : count,
+				odd && how == DIS_DTYPE ? HC_DTYPE_INT64 :
+				HC_DTYPE_INT32,
+				odd && how == DIS_OP ? HC_OP_MAX : HC_OP_SUM,
+				NULL, &req[r]);
+		CU_ASSERT_FATAL(rc == 0);
+	}
+	hc_simrun_wait(run, req, status, NULL, HC_NS_PER_S / 2);
+	for (r = 0; r < n; r++)
+		bad += req[r] != NULL || status[r] != -HC_ERR_MISMATCH;
+	if (bad != 0) {
+		printf("\n    %s n=%u count %" PRIu64 ", the last rank's %s:",
+		       hc_algo_id_name(algo), n, count, disagree_names[how]);
+		for (r = 0; r < n; r++)
+			printf(" rank %u %s", r, req[r] != NULL ?
+			       "not done" : hc_strerror(status[r]));
+	}
+	CU_ASSERT(bad == 0);
+	if (bad == 0) {
+		for (r = 0; r < n; r++)
+			CU_ASSERT(hc_iallreduce(hc_comm_world(
+				hc_simrun_ctx(run, r)), buf[r], buf[r], 1,
+				HC_DTYPE_INT32, HC_OP_SUM, NULL, &req[r]) == 0);
+		hc_simrun_wait(run, req, status, NULL, HC_NS_PER_S / 2);
+		for (r = 0; r < n; r++)
+			CU_ASSERT(req[r] == NULL &&
+				  status[r] == -HC_ERR_ABORTED);
+	}
+	for (r = 0; r < n; r++)
+		free(buf[r]);
+	hc_simrun_destroy(run);
+}
+
+/* n = 2..5, every algorithm, every way of disagreeing, 2 elements (the
+ * 8-byte all-reduce) and 4097 (several packets). The mismatch errors
+ * are expected: the collective log is quiet meanwhile. */
+static void
+test_disagree(void)
+{
+	static const uint64_t counts[] = { 2, 4097 };
+	uint32_t n, a, h, k;
+
+	rte_log_set_level_pattern("hc.*", RTE_LOG_CRIT);
+	for (n = 2; n <= 5; n++)
+		for (a = 0; a < RTE_DIM(algos); a++)
+			for (h = DIS_COUNT; h <= DIS_COLL; h++)
+				for (k = 0; k < RTE_DIM(counts); k++)
+					disagree(n, algos[a], (enum disagree)h,
+						 counts[k]);
+	rte_log_set_level_pattern("hc.*", cunit_bin.hc_log_level);
+}
+
+static CU_TestInfo disagree_tests[] = {
+	{ "C05/C14 n=2..5, every algorithm: HC_ERR_MISMATCH on every rank, "
+	  "then HC_ERR_ABORTED", test_disagree },
+	CU_TEST_INFO_NULL,
+};
+
 static CU_TestInfo c02_tests[] = {
 	{ "C02 n=2 (control), every algorithm forced", test_c02_2 },
 	{ "C02 n=3", test_c02_3 },
@@ -718,6 +822,8 @@ static CU_SuiteInfo suites[] = {
 	  precision_tests },
 	{ "reproducible float sums on sim", NULL, NULL, NULL, NULL,
 	  repro_tests },
+	{ "C05/C14 mismatches on sim", NULL, NULL, NULL, NULL,
+	  disagree_tests },
 	CU_SUITE_INFO_NULL,
 };
 
