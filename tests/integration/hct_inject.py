@@ -214,6 +214,18 @@ def garbage_frame(kind, job, r, n, ranks, rnd):
                      bad_ip_csum=True)
 
 
+def stop_on_term():
+    """hc-launch ends its sidecar with SIGTERM when the ranks are done,
+    which may come before --seconds are over (slow start-up on a loaded
+    host): stop sending then and still print what was sent, or the caller
+    has counters and nothing to compare them with (a run of forge lost its
+    figures so). A flag, not an exception, so that a frame sent is always
+    a frame counted. Returns the list the handler appends to."""
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    return stop
+
+
 def do_garbage(a):
     ranks, job = load_ranks(a.config)
     n = len(ranks)
@@ -225,13 +237,7 @@ def do_garbage(a):
     if not kinds or any(k not in KINDS for k in kinds):
         sys.exit("hct_inject: --kinds: a subset of " + ",".join(KINDS))
     sent = [dict.fromkeys(KINDS, 0) for _ in ranks]
-    # hc-launch ends its sidecar with SIGTERM when the ranks are done,
-    # which may come before --seconds are over (slow start-up on a loaded
-    # host): stop sending then and still print what was sent, or the
-    # caller has counters and nothing to compare them with. A flag, not
-    # an exception, so that a frame sent is always a frame counted.
-    stop = []
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    stop = stop_on_term()
     t0 = time.monotonic()
     total = 0
     try:
@@ -297,8 +303,11 @@ def do_replay(a):
     v = Veth()
     sent = [0] * len(ranks)
     types = {}
+    stop = stop_on_term()
     try:
         for i in paced(a.rate, a.seconds, a.max):
+            if stop:
+                break
             # Ethernet source: ours, or the bridge would learn the
             # ranks' MACs on our port and send their traffic to us.
             # Everything from the IP header on is as captured.
@@ -376,8 +385,11 @@ def do_forge(a):
     last = {}  # (src ip, dst ip, type) -> the latest frame seen
     sent = [0] * len(ranks)
     keys = []
+    stop = stop_on_term()
     try:
         for i in paced(a.rate, a.seconds, a.max):
+            if stop:
+                break
             for fr in sniffed_hct(sn):
                 h = fr[42:]
                 if h[0] != 1 or h[1] not in (1, 2) or \
