@@ -227,8 +227,11 @@ hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 				if (strcmp(optarg, hc_dtype_name(i)) == 0)
 					o->dtype = i;
 			if (o->dtype == -2) {
-				fprintf(msg, "hc-perf: -d '%s': not a "
-					"dtype (see --help)\n", optarg);
+				fprintf(msg, "hc-perf: -d '%s': not a dtype:",
+					optarg);
+				for (i = 0; i < HC_DTYPE__MAX; i++)
+					fprintf(msg, " %s", hc_dtype_name(i));
+				fprintf(msg, " or all\n");
 				return -1;
 			}
 			break;
