@@ -178,6 +178,11 @@ hc_comm_fini(struct hc_comm *comm)
 	if (comm->registered)
 		hc_coll_remove_comm(comm->coll, comm);
 	hc_plan_run_cache_free(comm);
+	/* An ABORT broadcast may still be queued (a peer that never took
+	 * it): out of the transport's queues before its memory goes. */
+	if (comm->aborted && comm->abort_msgs != NULL && comm->coll != NULL &&
+	    comm->coll->hct != NULL)
+		hct_cancel_msgs(comm->coll->hct, comm->abort_msgs, comm->size);
 	free(comm->world);
 	free(comm->of_world);
 	free(comm->abort_msgs);

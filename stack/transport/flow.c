@@ -199,6 +199,30 @@ hct_cancel_owner(struct hct *t, const void *owner)
 	}
 }
 
+void
+hct_cancel_msgs(struct hct *t, const struct hct_msg *msgs, uint32_t n)
+{
+	uintptr_t lo = (uintptr_t)msgs, hi = (uintptr_t)(msgs + n);
+	uint32_t i;
+
+	for (i = 0; i < t->conf.world_size; i++) {
+		struct hct_flow *f = &t->flows[i];
+		struct hct_msg *m, *next;
+		unsigned int c;
+
+		for (c = 0; c < HCT_CLASS__MAX; c++)
+			for (m = TAILQ_FIRST(&f->msgs[c]); m != NULL; m = next) {
+				next = TAILQ_NEXT(m, link);
+				if ((uintptr_t)m < lo || (uintptr_t)m >= hi)
+					continue;
+				TAILQ_REMOVE(&f->msgs[c], m, link);
+				if (m->zc != NULL)
+					hct_zc_put(m->zc);
+			}
+		hct_sched_prune(t, f);
+	}
+}
+
 /* 64 bits of the receive bitmap from ring position i on (wrapping);
  * the ring has t->mask + 1 >= 64 bits, a power of 2. */
 static inline uint64_t

@@ -91,7 +91,8 @@ struct hct_data_desc {
 
 /** A message queued by hct_send(): len bytes at src, destined for
  *  desc.offset .. desc.offset + len of the peer's buffer. Owned by the
- *  caller; must stay valid until msg_sent() is called for it.
+ *  caller; must stay valid until msg_sent() is called for it, or until
+ *  it is dropped (hct_cancel_owner(), hct_cancel_msgs(), a lost peer).
  *
  *  Zero-copy TX (zc non-NULL, the caller's opt-in; README "Zero-copy
  *  TX"): where the flow allows it (hct_zc_ok(): [transport]
@@ -534,6 +535,12 @@ int hct_drained(const struct hct *t);
  *  the owner failed: their source buffers go back to the application);
  *  packets already sent keep being retransmitted until acknowledged. */
 void hct_cancel_owner(struct hct *t, const void *owner);
+
+/** Forget the queued messages among msgs[0..n-1] (an array the caller is
+ *  about to free, such as a communicator's ABORT broadcast), on every
+ *  flow: a message must not stay queued past its memory (struct hct_msg),
+ *  and hct_free() reads what is still queued. */
+void hct_cancel_msgs(struct hct *t, const struct hct_msg *msgs, uint32_t n);
 
 /**
  * The credit this receiver grants f's peer now, in packets: 0 when

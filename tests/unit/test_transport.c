@@ -2666,7 +2666,8 @@ static void test_zc_peer_full(void) { zc_copy_case(4); }
 /* 18c: the references of a message dropped before it was cut: (0)
  * cancelled (hct_cancel_owner) while packets are in flight: released
  * once those are acknowledged; (1) the peer lost (every frame lost):
- * released once the flow gave its packets back. */
+ * released once the flow gave its packets back; (2) cancelled by its
+ * address (hct_cancel_msgs, as hc_comm_fini does for its ABORTs). */
 static void
 zc_drop_case(int which)
 {
@@ -2683,8 +2684,17 @@ zc_drop_case(int which)
 	ep_poll(r.a);
 	CU_ASSERT(r.msg.done > 0 && r.msg.done < r.msg.len);
 	CU_ASSERT(r.fa->stats.data_tx_zc > 0);
-	if (which == 0) {
-		hct_cancel_owner(&r.a->hct, &r);
+	if (which == 0 || which == 2) {
+		if (which == 0) {
+			hct_cancel_owner(&r.a->hct, &r);
+		} else {
+			/* a range that does not hold it: still queued */
+			hct_cancel_msgs(&r.a->hct, &r.msg + 1, 1);
+			CU_ASSERT_PTR_EQUAL(TAILQ_FIRST(&r.fa->msgs[r.msg.cls]),
+					    &r.msg);
+			hct_cancel_msgs(&r.a->hct, &r.msg, 1);
+			CU_ASSERT_PTR_NULL(TAILQ_FIRST(&r.fa->msgs[r.msg.cls]));
+		}
 		CU_ASSERT_EQUAL(zcs.calls, 0);
 		CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
 	} else {
@@ -2703,6 +2713,7 @@ out:
 
 static void test_zc_cancel(void) { zc_drop_case(0); }
 static void test_zc_peer_lost(void) { zc_drop_case(1); }
+static void test_zc_cancel_msgs(void) { zc_drop_case(2); }
 
 /* ---- main ------------------------------------------------------------------- */
 
@@ -2759,6 +2770,8 @@ static CU_TestInfo transport_tests[] = {
 	{ "18g cancelled while in flight: released after the ACKs",
 	  test_zc_cancel },
 	{ "18h peer lost: released", test_zc_peer_lost },
+	{ "18i cancelled by address (hct_cancel_msgs): released",
+	  test_zc_cancel_msgs },
 	CU_TEST_INFO_NULL,
 };
 
