@@ -176,8 +176,11 @@ hct_drained(const struct hct *t)
 	return 1;
 }
 
-void
-hct_cancel_owner(struct hct *t, const void *owner)
+/* Forget the queued messages of every flow for which match(m, arg) holds,
+ * giving back the references of the zero-copy ones (drop_msgs). */
+static void
+cancel_where(struct hct *t, int (*match)(const struct hct_msg *, const void *),
+	     const void *arg)
 {
 	uint32_t i;
 
@@ -189,7 +192,7 @@ hct_cancel_owner(struct hct *t, const void *owner)
 		for (c = 0; c < HCT_CLASS__MAX; c++)
 			for (m = TAILQ_FIRST(&f->msgs[c]); m != NULL; m = next) {
 				next = TAILQ_NEXT(m, link);
-				if (m->owner != owner)
+				if (!match(m, arg))
 					continue;
 				TAILQ_REMOVE(&f->msgs[c], m, link);
 				if (m->zc != NULL)
@@ -199,28 +202,37 @@ hct_cancel_owner(struct hct *t, const void *owner)
 	}
 }
 
+static int
+owned_by(const struct hct_msg *m, const void *owner)
+{
+	return m->owner == owner;
+}
+
+void
+hct_cancel_owner(struct hct *t, const void *owner)
+{
+	cancel_where(t, owned_by, owner);
+}
+
+/* [lo, hi) of the array hct_cancel_msgs was given. */
+struct msg_range {
+	uintptr_t lo, hi;
+};
+
+static int
+in_range(const struct hct_msg *m, const void *arg)
+{
+	const struct msg_range *r = arg;
+
+	return (uintptr_t)m >= r->lo && (uintptr_t)m < r->hi;
+}
+
 void
 hct_cancel_msgs(struct hct *t, const struct hct_msg *msgs, uint32_t n)
 {
-	uintptr_t lo = (uintptr_t)msgs, hi = (uintptr_t)(msgs + n);
-	uint32_t i;
+	struct msg_range r = { (uintptr_t)msgs, (uintptr_t)(msgs + n) };
 
-	for (i = 0; i < t->conf.world_size; i++) {
-		struct hct_flow *f = &t->flows[i];
-		struct hct_msg *m, *next;
-		unsigned int c;
-
-		for (c = 0; c < HCT_CLASS__MAX; c++)
-			for (m = TAILQ_FIRST(&f->msgs[c]); m != NULL; m = next) {
-				next = TAILQ_NEXT(m, link);
-				if ((uintptr_t)m < lo || (uintptr_t)m >= hi)
-					continue;
-				TAILQ_REMOVE(&f->msgs[c], m, link);
-				if (m->zc != NULL)
-					hct_zc_put(m->zc);
-			}
-		hct_sched_prune(t, f);
-	}
+	cancel_where(t, in_range, &r);
 }
 
 /* 64 bits of the receive bitmap from ring position i on (wrapping);
