@@ -183,10 +183,12 @@ hc_port_close(struct hc_port *port)
 }
 
 int
-hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf)
+hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
+		    uint32_t extra_room)
 {
 	/* One frame per mbuf: MTU plus Ethernet header and a VLAN tag. */
-	uint32_t room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+	uint32_t room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
+			extra_room;
 	uint32_t n = hc_port_pool_mbufs(conf);
 
 	if (room < RTE_MBUF_DEFAULT_DATAROOM)

@@ -174,12 +174,18 @@ hc_port_pool_mbufs(const struct hc_port_conf *conf)
 
 /**
  * Create port->pool for conf: hc_port_pool_mbufs(conf) mbufs of one frame each
- * (MTU + Ethernet header + a VLAN tag, at least
+ * (MTU + Ethernet header + a VLAN tag + extra_room bytes, at least
  * RTE_MBUF_DEFAULT_DATAROOM, plus headroom), named conf->pool_name.
  * Shared by every backend.
+ * @param extra_room bytes a PMD needs in the data room beside the frame:
+ *        net_virtio_user's RX takes a buffer only if its room holds the
+ *        frame plus the 12-byte virtio-net header (struct
+ *        virtio_net_hdr_mrg_rxbuf; DPDK 22.11 virtio_rx_check_scatter);
+ *        0 for the others (net_memif's fast paths need bsize == room).
  * @return 0, or -HC_ERR_NOMEM (logged with the DPDK error).
  */
-int hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf);
+int hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
+			uint32_t extra_room);
 
 /** Bytes the backend holds for TX and has not sent (see
  *  hc_port_ops.tx_queued_bytes); 0 when the backend cannot tell. */

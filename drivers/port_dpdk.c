@@ -170,6 +170,10 @@ memif_wait_socket(const char *devargs, uint32_t wait_ms)
 	}
 }
 
+/* sizeof(struct virtio_net_hdr_mrg_rxbuf), the header net_virtio_user puts
+ * before each received frame in the mbuf (virtio spec 1.1, 5.1.6). */
+#define VIRTIO_NET_HDR_BYTES 12
+
 static int
 configure(struct hc_port *port, const struct hc_port_conf *conf,
 	  const char *devargs)
@@ -350,7 +354,12 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		       port->name);
 		return -HC_ERR_PORT;
 	}
-	rc = hc_port_pool_create(port, conf);
+	/* net_virtio_user: room for the virtio-net header beside a whole
+	 * frame (hc_port_pool_create), else MTUs above 2030 fail its RX
+	 * queue setup ("Rx scatter check failed"). */
+	rc = hc_port_pool_create(port, conf,
+				 strncmp(port->name, "net_virtio_user", 15) == 0 ?
+				 VIRTIO_NET_HDR_BYTES : 0);
 	if (rc != 0)
 		goto fail_dev;
 	port->ops = &dpdk_ops;
