@@ -29,7 +29,9 @@ its peer hi<pid>b a port of bridge hcbr0), removed at exit.
       tag 16 random bytes; prints per rank how many it was sent
       ("forge: rank R N")
 --wait (every mode but capture): first wait (at most 20 s) until every
-rank of --config answers a ping, i.e. its stack is up.
+rank of --config answers a ping, i.e. its stack is up, and print how long
+that took ("wait: ..."). Our veth is made before that wait, so sending
+starts as soon as the ranks answer (ip link took 2-3 s on a busy host).
 """
 import argparse
 import os
@@ -148,16 +150,22 @@ class Veth:
         subprocess.run(["ip", "link", "del", self.a], check=False)
 
 
-def wait_ranks(ranks):
-    end = time.monotonic() + 20
+def wait_ranks(ranks, veth):
+    """Waits until every rank answers a ping; on a timeout removes veth and
+    exits."""
+    t0 = time.monotonic()
+    end = t0 + 20
     for ip, _ in ranks:
         a = socket.inet_ntoa(ip)
         while subprocess.run(["ping", "-c1", "-W1", "-q", a],
                              stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL).returncode != 0:
             if time.monotonic() > end:
+                veth.close()
                 sys.exit("hct_inject: rank %s never answered a ping" % a)
             time.sleep(0.05)
+    print("wait: every rank answered a ping after %.1f s" %
+          (time.monotonic() - t0), flush=True)
 
 
 def paced(rate, seconds, limit):
@@ -230,9 +238,9 @@ def do_garbage(a):
     ranks, job = load_ranks(a.config)
     n = len(ranks)
     rnd = random.Random(a.seed)
+    v = Veth()  # before the wait: ip link can take seconds on a busy host
     if a.wait:
-        wait_ranks(ranks)
-    v = Veth()
+        wait_ranks(ranks, v)
     kinds = a.kinds.split(",")
     if not kinds or any(k not in KINDS for k in kinds):
         sys.exit("hct_inject: --kinds: a subset of " + ",".join(KINDS))
@@ -298,9 +306,9 @@ def do_replay(a):
     if not frames:
         sys.exit("replay: no frames in %s" % a.input)
     by_ip = {ip: r for r, (ip, _) in enumerate(ranks)}
+    v = Veth()  # before the wait: ip link can take seconds on a busy host
     if a.wait:
-        wait_ranks(ranks)
-    v = Veth()
+        wait_ranks(ranks, v)
     sent = [0] * len(ranks)
     types = {}
     stop = stop_on_term()
@@ -378,10 +386,10 @@ def do_forge(a):
     ranks, job = load_ranks(a.config)
     by_ip = {ip: r for r, (ip, _) in enumerate(ranks)}
     rnd = random.Random(a.seed)
+    v = Veth()  # before the wait: ip link can take seconds on a busy host
     if a.wait:
-        wait_ranks(ranks)
+        wait_ranks(ranks, v)
     sn = hct_sniffer()
-    v = Veth()
     last = {}  # (src ip, dst ip, type) -> the latest frame seen
     sent = [0] * len(ranks)
     keys = []

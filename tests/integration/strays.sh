@@ -16,8 +16,8 @@
 #             sidecar sends garbage, including HCT headers of other jobs:
 #             both jobs exact, other-job frames counted
 #   stale     a run of job J is captured (every HCT frame its ranks send,
-#             for 6 s), then a new run of job J gets those frames replayed
-#             at 5 000/s for 3 s: exact, and the replayed frames counted
+#             for 6 s), then a new run of job J (9 s by default) gets those frames
+#             replayed at 5 000/s for 3 s: exact, and the replayed frames counted
 #             as stale at the rank they were addressed to (HELLOs of the
 #             old run started more than init_timeout + 1 s = 7 s before
 #             the new one: stale too)
@@ -160,10 +160,14 @@ for c in "${cases[@]}"; do
 			HC_LAUNCH_SIDECAR="$inj capture --out $dir/cap --seconds 9 --max 20000"
 		passed "$dir/s0.txt" "stale (first run, captured)"
 		grep -E '\[s\] capture' "$dir/s0.txt" | sed 's/^/     /'
+		# The replay (3 s) starts when both ranks answer a ping, which
+		# can be seconds into their run on a busy host: the run lasts
+		# secs + 4 s so that the replay ends before the ranks do.
 		launch "$dir/s1.txt" HC_LAUNCH_JOB_ID=$job \
+			HC_CHECK_SECONDS=$((secs + 4)) \
 			HC_LAUNCH_SIDECAR="$inj replay --in $dir/cap --config \"\$HC_CONFIG\" --wait --rate 5000 --seconds 3"
 		passed "$dir/s1.txt" "stale (second run, the first replayed)"
-		grep -E '\[s\] replay: [0-9]+ frames' "$dir/s1.txt" | sed 's/^/     /'
+		grep -E '\[s\] (wait|replay: [0-9]+ frames)' "$dir/s1.txt" | sed 's/^/     /'
 		for r in 0 1; do
 			n=$(awk -v r=$r '$2 == "replay:" && $3 == "rank" && $4 == r { print $5 }' "$dir/s1.txt")
 			within "stale rank $r stale_rx" "$(field "$dir/s1.txt" $r stale)" "$n"
