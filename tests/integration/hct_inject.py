@@ -150,9 +150,14 @@ class Veth:
         subprocess.run(["ip", "link", "del", self.a], check=False)
 
 
-def wait_ranks(ranks, veth):
-    """Waits until every rank answers a ping; on a timeout removes veth and
-    exits."""
+def veth_for(ranks, wait):
+    """Makes our veth, then (with --wait) waits until every rank answers a
+    ping and prints how long that took. The veth comes first: ip link can
+    take seconds on a busy host, and sending should start as soon as the
+    ranks answer. On a timeout removes the veth and exits."""
+    v = Veth()
+    if not wait:
+        return v
     t0 = time.monotonic()
     end = t0 + 20
     for ip, _ in ranks:
@@ -161,11 +166,12 @@ def wait_ranks(ranks, veth):
                              stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL).returncode != 0:
             if time.monotonic() > end:
-                veth.close()
+                v.close()
                 sys.exit("hct_inject: rank %s never answered a ping" % a)
             time.sleep(0.05)
     print("wait: every rank answered a ping after %.1f s" %
           (time.monotonic() - t0), flush=True)
+    return v
 
 
 def paced(rate, seconds, limit):
@@ -238,12 +244,10 @@ def do_garbage(a):
     ranks, job = load_ranks(a.config)
     n = len(ranks)
     rnd = random.Random(a.seed)
-    v = Veth()  # before the wait: ip link can take seconds on a busy host
-    if a.wait:
-        wait_ranks(ranks, v)
     kinds = a.kinds.split(",")
     if not kinds or any(k not in KINDS for k in kinds):
         sys.exit("hct_inject: --kinds: a subset of " + ",".join(KINDS))
+    v = veth_for(ranks, a.wait)
     sent = [dict.fromkeys(KINDS, 0) for _ in ranks]
     stop = stop_on_term()
     t0 = time.monotonic()
@@ -306,9 +310,7 @@ def do_replay(a):
     if not frames:
         sys.exit("replay: no frames in %s" % a.input)
     by_ip = {ip: r for r, (ip, _) in enumerate(ranks)}
-    v = Veth()  # before the wait: ip link can take seconds on a busy host
-    if a.wait:
-        wait_ranks(ranks, v)
+    v = veth_for(ranks, a.wait)
     sent = [0] * len(ranks)
     types = {}
     stop = stop_on_term()
@@ -386,9 +388,7 @@ def do_forge(a):
     ranks, job = load_ranks(a.config)
     by_ip = {ip: r for r, (ip, _) in enumerate(ranks)}
     rnd = random.Random(a.seed)
-    v = Veth()  # before the wait: ip link can take seconds on a busy host
-    if a.wait:
-        wait_ranks(ranks, v)
+    v = veth_for(ranks, a.wait)
     sn = hct_sniffer()
     last = {}  # (src ip, dst ip, type) -> the latest frame seen
     sent = [0] * len(ranks)

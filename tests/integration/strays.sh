@@ -16,7 +16,7 @@
 #             sidecar sends garbage, including HCT headers of other jobs:
 #             both jobs exact, other-job frames counted
 #   stale     a run of job J is captured (every HCT frame its ranks send,
-#             for 6 s), then a new run of job J (9 s by default) gets those frames
+#             for 6 s), then a new run of job J (secs + 4 s) gets those frames
 #             replayed at 5 000/s for 3 s: exact, and the replayed frames counted
 #             as stale at the rank they were addressed to (HELLOs of the
 #             old run started more than init_timeout + 1 s = 7 s before
