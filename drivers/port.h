@@ -154,6 +154,41 @@ extern const struct hc_cfg_table hc_port_cfg_table;
 int hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		      const struct hc_port_conf *conf);
 
+/** hc_shm slots per direction: default, least and most (powers of 2). A
+ *  slot holds one frame: [net] mtu + 18 bytes plus 128 of headroom,
+ *  rounded up to 64; at MTU 9000 the default makes 2.3 MB of shared
+ *  memory per link. 128 rather than more: the frames in flight then stay
+ *  in the L3 cache; 2 ranks, 4..64 MiB, busbw 1.3-1.6x that of 1024
+ *  slots here (figures in apps/hc-launch/hc-launch, "Ring sizes"). */
+#define HC_SHM_SLOTS_DEFAULT 128
+#define HC_SHM_SLOTS_MIN 64
+#define HC_SHM_SLOTS_MAX 16384
+
+/**
+ * Open an hc_shm port, hypercomm's own shared-memory link to one other
+ * process of this host (drivers/port_shm.c). devargs:
+ * "hc_shmN,path=FILE,role=server|client[,slots=N][,mac=MAC]". The server
+ * creates the link's memory (a memfd, 2 x slots frames) and a Unix socket
+ * at FILE, and returns at once; it hands the memory to the client (and
+ * removes FILE) from a later rx poll. The client waits up to
+ * conf->link_wait_ms for FILE, connects and maps the memory. TX copies a
+ * frame (every segment) into a free slot; RX lends the slot to an mbuf as
+ * an external buffer until it is freed, or copies once more than half
+ * the slots are lent. No MAC given: a random one.
+ * @return 0; -HC_ERR_INVAL (devargs or conf; logged naming the key);
+ *         -HC_ERR_NOMEM (pool, memfd or mapping); -HC_ERR_PORT (the
+ *         socket, or a server with other slots or MTU);
+ *         -HC_ERR_LINK_DOWN (client: no server answered on FILE in time,
+ *         or another client took the link).
+ */
+int hc_port_open_shm(struct hc_port *port, const char *devargs,
+		     const struct hc_port_conf *conf);
+
+/** Open the port devargs names: hc_port_open_shm() for "hc_shm...",
+ *  hc_port_open_dpdk() for anything else. Returns what they return. */
+int hc_port_open(struct hc_port *port, const char *devargs,
+		 const struct hc_port_conf *conf);
+
 /**
  * Mbufs in the pool for conf: conf->pool_mbufs, or when that is 0 (auto)
  * 16383 up to MTU 9000 and above it the largest 2^k - 1 whose frames fit

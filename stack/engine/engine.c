@@ -406,7 +406,7 @@ open_dpdk_port(struct hc_ctx *ctx)
 	snprintf(pool, sizeof(pool), "hc_r%u_%d", ctx->rank, (int)getpid());
 	hc_ctx_port_conf(ctx, pool, &pc);
 	ctx->ports[0] = &ctx->port;
-	rc = hc_port_open_dpdk(&ctx->port, me->port, &pc);
+	rc = hc_port_open(&ctx->port, me->port, &pc);
 	if (rc != 0)
 		return rc;
 	ctx->port_open = 1;
@@ -419,7 +419,7 @@ open_dpdk_port(struct hc_ctx *ctx)
 		snprintf(pool, sizeof(pool), "hc_r%u_%d_%u", ctx->rank,
 			 (int)getpid(), k);
 		pc.pool_name = pool;
-		rc = hc_port_open_dpdk(p, hc_rank_port(me, k), &pc);
+		rc = hc_port_open(p, hc_rank_port(me, k), &pc);
 		if (rc != 0) {
 			free(p);
 			return rc;

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hc_shm, hypercomm's own shared-memory port (drivers/port_shm.c): both
+ * ends of a link in this one process. Frames arrive byte for byte and in
+ * order both ways (chained ones too), a full ring refuses and then takes
+ * again, lent slots fall back to copies past half the ring and come back
+ * when freed, oversize frames and bad devargs get their errors, and a
+ * second client of a link finds no server.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+
+#include "hypercomm.h"
+#include "port.h"
+
+static char dir[64];
+static int npool;
+
+static void
+conf_of(struct hc_port_conf *c, uint32_t mtu, uint32_t mbufs, char *name,
+	size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->mtu = mtu;
+	c->pool_mbufs = mbufs;
+	c->burst = 32;
+	c->link_wait_ms = 2000;
+	snprintf(name, len, "tshm%d", npool++);
+	c->pool_name = name;
+}
+
+struct poller {
+	struct hc_port *port;
+	volatile int stop;
+};
+
+/* Polls the server while the client opens: its rx hands over the memory. */
+static void *
+poll_server(void *arg)
+{
+	struct poller *p = arg;
+	struct rte_mbuf *m[32];
+	uint16_t n, i;
+
+	while (!p->stop) {
+		n = hc_port_rx(p->port, m, 32);
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_free(m[i]);
+		usleep(100);
+	}
+	return NULL;
+}
+
+/* Open a linked server and client; 0 on success. */
+static int
+open_link(struct hc_port *srv, struct hc_port *cli, const char *name,
+	  uint32_t mtu, uint32_t mbufs, const char *extra)
+{
+	struct hc_port_conf c;
+	struct poller p = { .port = srv };
+	pthread_t th;
+	char devargs[256], pool[32];
+	int rc;
+
+	conf_of(&c, mtu, mbufs, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs), "hc_shm0,path=%s/%s,role=server%s",
+		 dir, name, extra);
+	rc = hc_port_open_shm(srv, devargs, &c);
+	if (rc != 0)
+		return rc;
+	if (pthread_create(&th, NULL, poll_server, &p) != 0)
+		return -1;
+	conf_of(&c, mtu, mbufs, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs), "hc_shm1,path=%s/%s,role=client%s",
+		 dir, name, extra);
+	rc = hc_port_open_shm(cli, devargs, &c);
+	p.stop = 1;
+	pthread_join(th, NULL);
+	return rc;
+}
+
+static uint8_t
+pat(uint32_t frame, uint32_t i)
+{
+	return (uint8_t)(frame * 131 + i * 7 + (i >> 8));
+}
+
+/* A frame of len bytes of pattern k; chained (2 segments) when split. */
+static struct rte_mbuf *
+make_frame(struct hc_port *p, uint32_t k, uint32_t len, int split)
+{
+	struct rte_mbuf *a = rte_pktmbuf_alloc(p->pool), *b = NULL;
+	uint32_t la = split ? len / 3 : len, i;
+	uint8_t *d;
+
+	if (a == NULL)
+		return NULL;
+	d = (uint8_t *)rte_pktmbuf_append(a, (uint16_t)la);
+	for (i = 0; i < la; i++)
+		d[i] = pat(k, i);
+	if (split) {
+		b = rte_pktmbuf_alloc(p->pool);
+		if (b == NULL) {
+			rte_pktmbuf_free(a);
+			return NULL;
+		}
+		d = (uint8_t *)rte_pktmbuf_append(b, (uint16_t)(len - la));
+		for (i = la; i < len; i++)
+			d[i - la] = pat(k, i);
+		rte_pktmbuf_chain(a, b);
+	}
+	return a;
+}
+
+static int
+frame_ok(const struct rte_mbuf *m, uint32_t k, uint32_t len)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t i;
+
+	if (m->pkt_len != len || m->data_len != len || m->nb_segs != 1)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (d[i] != pat(k, i))
+			return 0;
+	return 1;
+}
+
+static uint32_t
+len_of(uint32_t k, uint32_t max)
+{
+	return 60 + (k * 977) % (max - 59);
+}
+
+/* Send `count` frames a -> b, receiving as we go; check every one. */
+static void
+stream(struct hc_port *a, struct hc_port *b, uint32_t count, uint32_t max)
+{
+	struct rte_mbuf *m[32];
+	uint32_t sent = 0, got = 0, bad = 0, spins = 0;
+	uint16_t n, i;
+
+	while (got < count && spins < 1000000) {
+		if (sent < count) {
+			struct rte_mbuf *f = make_frame(a, sent,
+				sent % 5 == 4 ? max : len_of(sent, max),
+				sent % 3 == 1);
+
+			CU_ASSERT_FATAL(f != NULL);
+			if (a->ops->tx_burst(a, &f, 1) == 1)
+				sent++;
+			else
+				rte_pktmbuf_free(f);
+		}
+		n = hc_port_rx(b, m, 32);
+		for (i = 0; i < n; i++, got++) {
+			uint32_t len = got % 5 == 4 ? max : len_of(got, max);
+
+			bad += !frame_ok(m[i], got, len);
+			rte_pktmbuf_free(m[i]);
+		}
+		spins++;
+	}
+	CU_ASSERT_EQUAL(got, count);
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+static void
+test_stream_both_ways(void)
+{
+	struct hc_port srv, cli;
+
+	CU_ASSERT_FATAL(open_link(&srv, &cli, "both", 9000, 2047, "") == 0);
+	CU_ASSERT(srv.shm && cli.shm && srv.tx_multi_seg);
+	stream(&srv, &cli, 5000, 9018);
+	stream(&cli, &srv, 5000, 9018);
+	hc_port_close(&cli);
+	hc_port_close(&srv);
+}
+
+/* A ring of 64 slots takes 64 frames, refuses the 65th, takes again once
+ * the peer received (and freed) them. */
+static void
+test_ring_full(void)
+{
+	struct hc_port srv, cli;
+	struct rte_mbuf *f, *m[64];
+	uint32_t k, n = 0;
+
+	CU_ASSERT_FATAL(open_link(&srv, &cli, "full", 1500, 1023,
+				  ",slots=64") == 0);
+	for (k = 0; k < 64; k++) {
+		f = make_frame(&cli, k, 100, 0);
+		CU_ASSERT_EQUAL(cli.ops->tx_burst(&cli, &f, 1), 1);
+	}
+	f = make_frame(&cli, 64, 100, 0);
+	CU_ASSERT_EQUAL(cli.ops->tx_burst(&cli, &f, 1), 0);
+	while (n < 64) {
+		uint16_t got = hc_port_rx(&srv, m, 64), i;
+
+		CU_ASSERT_FATAL(got > 0);
+		for (i = 0; i < got; i++, n++) {
+			CU_ASSERT(frame_ok(m[i], n, 100));
+			rte_pktmbuf_free(m[i]);
+		}
+	}
+	CU_ASSERT_EQUAL(cli.ops->tx_burst(&cli, &f, 1), 1);
+	CU_ASSERT_EQUAL(hc_port_rx(&srv, m, 64), 1);
+	CU_ASSERT(frame_ok(m[0], 64, 100));
+	rte_pktmbuf_free(m[0]);
+	hc_port_close(&cli);
+	hc_port_close(&srv);
+}
+
+/* Frames the receiver keeps: the first half of the slots lent as external
+ * buffers, the rest copied; all bytes right; freeing gives slots back. */
+static void
+test_lent_then_copied(void)
+{
+	struct hc_port srv, cli;
+	struct rte_mbuf *held[64], *f;
+	uint32_t k, ext = 0, ok = 0;
+
+	CU_ASSERT_FATAL(open_link(&srv, &cli, "lend", 1500, 1023,
+				  ",slots=64") == 0);
+	for (k = 0; k < 64; k++) {
+		f = make_frame(&srv, k, 1514, k & 1);
+		CU_ASSERT_EQUAL(srv.ops->tx_burst(&srv, &f, 1), 1);
+		CU_ASSERT_EQUAL_FATAL(hc_port_rx(&cli, &held[k], 1), 1);
+		ext += RTE_MBUF_HAS_EXTBUF(held[k]) ? 1 : 0;
+		ok += frame_ok(held[k], k, 1514);
+		if (k < 32)
+			CU_ASSERT(RTE_MBUF_HAS_EXTBUF(held[k]) != 0);
+	}
+	CU_ASSERT_EQUAL(ext, 32);
+	CU_ASSERT_EQUAL(ok, 64);
+	/* All 64 slots are back or lent: 32 more frames fit only once the
+	 * lent ones are freed. */
+	for (k = 0; k < 32; k++) {
+		f = make_frame(&srv, 100 + k, 200, 0);
+		CU_ASSERT_EQUAL(srv.ops->tx_burst(&srv, &f, 1), 1);
+	}
+	f = make_frame(&srv, 200, 200, 0);
+	CU_ASSERT_EQUAL(srv.ops->tx_burst(&srv, &f, 1), 0);
+	for (k = 0; k < 64; k++)
+		rte_pktmbuf_free(held[k]);
+	CU_ASSERT_EQUAL(srv.ops->tx_burst(&srv, &f, 1), 1);
+	for (k = 0; k < 33; k++) {
+		CU_ASSERT_EQUAL_FATAL(hc_port_rx(&cli, &held[0], 1), 1);
+		CU_ASSERT(frame_ok(held[0], k < 32 ? 100 + k : 200, 200));
+		rte_pktmbuf_free(held[0]);
+	}
+	hc_port_close(&cli);
+	hc_port_close(&srv);
+}
+
+/* A frame larger than a slot is dropped (and counted as taken); the next
+ * one goes through. */
+static void
+test_oversize(void)
+{
+	struct hc_port srv, cli;
+	struct rte_mbuf *f[2], *m;
+
+	CU_ASSERT_FATAL(open_link(&srv, &cli, "big", 1500, 1023,
+				  ",slots=64") == 0);
+	f[0] = make_frame(&srv, 0, 1500, 0);
+	f[1] = make_frame(&srv, 1, 1200, 1);
+	CU_ASSERT_FATAL(f[0] != NULL && f[1] != NULL);
+	/* 1500 + 1200 bytes chained: more than the slot's 1518 + slack. */
+	rte_pktmbuf_chain(f[0], f[1]);
+	CU_ASSERT_EQUAL(srv.ops->tx_burst(&srv, f, 1), 1);
+	f[0] = make_frame(&srv, 2, 300, 0);
+	CU_ASSERT_EQUAL(srv.ops->tx_burst(&srv, f, 1), 1);
+	CU_ASSERT_EQUAL_FATAL(hc_port_rx(&cli, &m, 1), 1);
+	CU_ASSERT(frame_ok(m, 2, 300));
+	rte_pktmbuf_free(m);
+	CU_ASSERT_EQUAL(hc_port_rx(&cli, &m, 1), 0);
+	hc_port_close(&cli);
+	hc_port_close(&srv);
+}
+
+/* A second client of a link (or a client without a server) gets
+ * -HC_ERR_LINK_DOWN within its wait; a second server of a path -HC_ERR_PORT. */
+static void
+test_one_client_per_link(void)
+{
+	struct hc_port srv, cli, other;
+	struct hc_port_conf c;
+	char devargs[256], pool[32];
+
+	CU_ASSERT_FATAL(open_link(&srv, &cli, "one", 1500, 1023,
+				  ",slots=64") == 0);
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	c.link_wait_ms = 200;
+	snprintf(devargs, sizeof(devargs), "hc_shm2,path=%s/one,role=client",
+		 dir);
+	CU_ASSERT_EQUAL(hc_port_open_shm(&other, devargs, &c),
+			-HC_ERR_LINK_DOWN);
+	snprintf(devargs, sizeof(devargs), "hc_shm2,path=%s/none,role=client",
+		 dir);
+	CU_ASSERT_EQUAL(hc_port_open_shm(&other, devargs, &c),
+			-HC_ERR_LINK_DOWN);
+	hc_port_close(&cli);
+	hc_port_close(&srv);
+
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs), "hc_shm0,path=%s/two,role=server",
+		 dir);
+	CU_ASSERT_EQUAL_FATAL(hc_port_open_shm(&srv, devargs, &c), 0);
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	CU_ASSERT_EQUAL(hc_port_open_shm(&other, devargs, &c), -HC_ERR_PORT);
+	hc_port_close(&srv);
+	/* The server removes its socket at close. */
+	snprintf(devargs, sizeof(devargs), "%s/two", dir);
+	CU_ASSERT(access(devargs, F_OK) != 0);
+}
+
+/* Ends of different MTUs do not link; the error is the client's. */
+static void
+test_mtu_mismatch(void)
+{
+	struct hc_port srv, cli;
+	struct poller p = { .port = &srv };
+	struct hc_port_conf c;
+	char devargs[256], pool[32];
+	pthread_t th;
+
+	conf_of(&c, 9000, 1023, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs), "hc_shm0,path=%s/mtu,role=server",
+		 dir);
+	CU_ASSERT_EQUAL_FATAL(hc_port_open_shm(&srv, devargs, &c), 0);
+	CU_ASSERT_FATAL(pthread_create(&th, NULL, poll_server, &p) == 0);
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs), "hc_shm1,path=%s/mtu,role=client",
+		 dir);
+	CU_ASSERT_EQUAL(hc_port_open_shm(&cli, devargs, &c), -HC_ERR_PORT);
+	p.stop = 1;
+	pthread_join(th, NULL);
+	hc_port_close(&srv);
+}
+
+static void
+test_bad_devargs(void)
+{
+	static const char *const bad[] = {
+		"hc_shm0,role=server",                 /* no path */
+		"hc_shm0,path=/tmp/x",                 /* no role */
+		"hc_shm0,path=/tmp/x,role=master",
+		"hc_shm0,path=/tmp/x,role=server,slots=100",
+		"hc_shm0,path=/tmp/x,role=server,slots=32",
+		"hc_shm0,path=/tmp/x,role=server,slots=32768",
+		"hc_shm0,path=/tmp/x,role=server,slots=64,slots=128",
+		"hc_shm0,path=/tmp/x,role=server,mac=zz",
+		"hc_shm0,path=/tmp/x,role=server,bsize=2048", /* memif's key */
+		"net_memif0,path=/tmp/x,role=server",
+	};
+	struct hc_port port;
+	struct hc_port_conf c;
+	char pool[32];
+	unsigned int i;
+
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		CU_ASSERT_EQUAL(hc_port_open_shm(&port, bad[i], &c),
+				-HC_ERR_INVAL);
+		CU_ASSERT(access("/tmp/x", F_OK) != 0);
+	}
+	c.mtu = HC_PORT_MTU_MAX + 1;
+	CU_ASSERT_EQUAL(hc_port_open_shm(&port, "hc_shm0,path=/tmp/x,"
+					 "role=server", &c), -HC_ERR_INVAL);
+}
+
+static CU_TestInfo shm_tests[] = {
+	{ "frames both ways, byte for byte, in order", test_stream_both_ways },
+	{ "a full ring refuses, then takes again", test_ring_full },
+	{ "lent slots, then copies, then slots back", test_lent_then_copied },
+	{ "oversize frame dropped, next one passes", test_oversize },
+	{ "one client per link, one server per path", test_one_client_per_link },
+	{ "MTU mismatch refused", test_mtu_mismatch },
+	{ "bad devargs: -HC_ERR_INVAL", test_bad_devargs },
+	CU_TEST_INFO_NULL,
+};
+
+int
+main(void)
+{
+	char a0[] = "test_shm", a1[] = "--no-huge", a2[] = "-m";
+	char a3[] = "256", a4[] = "--no-pci", a5[] = "--no-telemetry";
+	char a6[] = "--no-shconf", a7[] = "--log-level=lib.*:error";
+	char a8[] = "--file-prefix", a9[32];
+	char *eal_argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, NULL };
+	CU_SuiteInfo suites[] = {
+		{ "shm", NULL, NULL, NULL, NULL, shm_tests },
+		CU_SUITE_INFO_NULL,
+	};
+	unsigned int failed;
+	char rundir[4096];
+
+	snprintf(a9, sizeof(a9), "hcsh%d", (int)getpid());
+	snprintf(dir, sizeof(dir), "/tmp/test_shm.XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		perror("test_shm: mkdtemp");
+		return EXIT_FAILURE;
+	}
+	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
+		fprintf(stderr, "test_shm: rte_eal_init failed: %s\n",
+			rte_strerror(rte_errno));
+		rmdir(dir);
+		return EXIT_FAILURE;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS ||
+	    CU_register_suites(suites) != CUE_SUCCESS) {
+		fprintf(stderr, "test_shm: set-up failed\n");
+		rmdir(dir);
+		return EXIT_FAILURE;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	if (strstr(rundir, a9) != NULL)
+		rmdir(rundir);
+	if (rmdir(dir) != 0) {
+		fprintf(stderr, "test_shm: %s not empty: a socket was left\n",
+			dir);
+		failed++;
+	}
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
