@@ -3,8 +3,9 @@
  * hc_shm: a shared-memory link between two processes of one host, with one
  * copy per frame where net_memif makes two (port.h, hc_port_open_shm).
  *
- * Layout of the shared memory (a memfd the server creates and hands to the
- * client over a Unix socket, SCM_RIGHTS; unix(7)): a header, then for each
+ * The shared memory (port_shm.h has its layout) is a memfd the server
+ * creates and hands to the client over a Unix socket (SCM_RIGHTS,
+ * unix(7)): a header, then for each
  * direction (0: server -> client, 1: client -> server) a descriptor ring
  * and a free ring of `slots` entries each, then the slots of both
  * directions, `slot_bytes` each. A direction's slots belong to its
@@ -49,37 +50,12 @@
 #include "hypercomm.h"
 #include "log.h"
 #include "port.h"
-
-#define SHM_MAGIC 0x6873636bu /* "kcsh" */
-#define SHM_VERSION 1u
-/* Room before the frame in a slot, as in a mempool mbuf. */
-#define SHM_HEADROOM RTE_PKTMBUF_HEADROOM
-
-struct shm_desc {
-	uint32_t slot;
-	uint32_t len; /* bytes of frame */
-};
-
-/* What each direction's two ends write, one cache line each. */
-struct shm_dir {
-	alignas(64) uint32_t head; /* descriptors published (producer) */
-	alignas(64) uint32_t fhead; /* slots given back (consumer) */
-	alignas(64) uint8_t end[0];
-};
-
-struct shm_hdr {
-	uint32_t magic;      /* SHM_MAGIC once the server set it all up */
-	uint32_t version;
-	uint32_t slots;      /* per direction, a power of 2 */
-	uint32_t slot_bytes; /* SHM_HEADROOM + frame room, multiple of 64 */
-	uint32_t attached;   /* 1 once the client mapped it */
-	alignas(64) struct shm_dir dir[2];
-};
+#include "port_shm.h"
 
 /* One end of a direction, mapped. */
 struct shm_end {
-	struct shm_dir *d;
-	struct shm_desc *desc;
+	struct hc_shm_dir *d;
+	struct hc_shm_desc *desc;
 	uint32_t *free;
 	uint8_t *buf;
 };
@@ -106,43 +82,16 @@ struct shm_port {
 	struct rte_mbuf_ext_shared_info *shinfo; /* one per RX slot */
 };
 
-static size_t
-align_up(size_t x, size_t a)
-{
-	return (x + a - 1) & ~(a - 1);
-}
-
-/* Offsets of direction d's rings and slots in the mapping. */
-static size_t
-rings_off(uint32_t slots, int d)
-{
-	return align_up(sizeof(struct shm_hdr), 64) +
-	       (size_t)d * align_up(slots * (sizeof(struct shm_desc) + 4), 64);
-}
-
-static size_t
-slots_off(uint32_t slots, uint32_t slot_bytes, int d)
-{
-	return align_up(rings_off(slots, 2), 4096) +
-	       (size_t)d * slots * slot_bytes;
-}
-
-static size_t
-map_bytes(uint32_t slots, uint32_t slot_bytes)
-{
-	return align_up(slots_off(slots, slot_bytes, 2), 4096);
-}
-
 static void
 map_end(struct shm_port *sp, struct shm_end *e, int d)
 {
 	uint8_t *b = sp->base;
-	struct shm_hdr *h = sp->base;
+	struct hc_shm_hdr *h = sp->base;
 
 	e->d = &h->dir[d];
-	e->desc = (struct shm_desc *)(b + rings_off(sp->slots, d));
+	e->desc = (struct hc_shm_desc *)(b + hc_shm_rings_off(sp->slots, d));
 	e->free = (uint32_t *)(e->desc + sp->slots);
-	e->buf = b + slots_off(sp->slots, sp->slot_bytes, d);
+	e->buf = b + hc_shm_slots_off(sp->slots, sp->slot_bytes, d);
 }
 
 /* Give RX slot back to the peer (an mbuf's free_cb or a copy). */
@@ -191,7 +140,7 @@ server_accept(struct hc_port *port, struct shm_port *sp)
 	struct msghdr mh;
 	struct iovec iov;
 	struct cmsghdr *c;
-	uint32_t magic = SHM_MAGIC;
+	uint32_t magic = HC_SHM_MAGIC;
 	int fd = accept4(sp->lsock, NULL, NULL, SOCK_CLOEXEC);
 
 	if (fd < 0)
@@ -234,14 +183,14 @@ shm_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 	if (rte_pktmbuf_alloc_bulk(port->pool, pkts, avail) != 0)
 		return 0; /* pool empty: the frames wait in the ring */
 	for (i = 0; i < avail; i++) {
-		const struct shm_desc *d = &sp->rx.desc[sp->rx_tail & sp->mask];
+		const struct hc_shm_desc *d = &sp->rx.desc[sp->rx_tail & sp->mask];
 		struct rte_mbuf *m = pkts[got];
 		uint32_t slot = d->slot, len = d->len;
 		uint8_t *s;
 
 		sp->rx_tail++;
 		if (unlikely(slot >= sp->slots ||
-			     len > sp->slot_bytes - SHM_HEADROOM ||
+			     len > sp->slot_bytes - HC_SHM_HEADROOM ||
 			     len > (uint32_t)(m->buf_len - m->data_off))) {
 			/* Only a broken peer writes these; the slot (if it
 			 * is one) goes back so the ring keeps moving. */
@@ -254,10 +203,10 @@ shm_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 		if (i + 1 < avail)
 			rte_prefetch0(sp->rx.buf + (size_t)sp->rx.desc[
 				sp->rx_tail & sp->mask].slot * sp->slot_bytes +
-				SHM_HEADROOM);
+				HC_SHM_HEADROOM);
 		if (__atomic_load_n(&sp->lent, __ATOMIC_RELAXED) >=
 		    sp->slots / 2) {
-			memcpy(rte_pktmbuf_mtod(m, void *), s + SHM_HEADROOM,
+			memcpy(rte_pktmbuf_mtod(m, void *), s + HC_SHM_HEADROOM,
 			       len);
 			slot_give_back(sp, slot);
 			sp->rx_copies++;
@@ -266,7 +215,7 @@ shm_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 			rte_pktmbuf_attach_extbuf(m, s, RTE_BAD_IOVA,
 						  (uint16_t)sp->slot_bytes,
 						  &sp->shinfo[slot]);
-			m->data_off = SHM_HEADROOM;
+			m->data_off = HC_SHM_HEADROOM;
 			__atomic_fetch_add(&sp->lent, 1, __ATOMIC_RELAXED);
 		}
 		m->data_len = (uint16_t)len;
@@ -292,7 +241,7 @@ shm_tx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 		uint32_t slot;
 		uint8_t *dst;
 
-		if (unlikely(m->pkt_len > sp->slot_bytes - SHM_HEADROOM)) {
+		if (unlikely(m->pkt_len > sp->slot_bytes - HC_SHM_HEADROOM)) {
 			sp->tx_oversize++;
 			rte_pktmbuf_free(m);
 			continue;
@@ -306,14 +255,14 @@ shm_tx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		dst = sp->tx.buf + (size_t)slot * sp->slot_bytes + SHM_HEADROOM;
+		dst = sp->tx.buf + (size_t)slot * sp->slot_bytes + HC_SHM_HEADROOM;
 		for (seg = m; seg != NULL; seg = seg->next) {
 			memcpy(dst, rte_pktmbuf_mtod(seg, void *),
 			       seg->data_len);
 			dst += seg->data_len;
 		}
 		sp->tx.desc[sp->tx_head & sp->mask] =
-			(struct shm_desc){ .slot = slot, .len = m->pkt_len };
+			(struct hc_shm_desc){ .slot = slot, .len = m->pkt_len };
 		sp->tx_head++;
 		rte_pktmbuf_free(m);
 	}
@@ -492,7 +441,7 @@ static int
 server_setup(struct hc_port *port, struct shm_port *sp)
 {
 	struct sockaddr_un sa;
-	struct shm_hdr *h;
+	struct hc_shm_hdr *h;
 	int d;
 	uint32_t i;
 
@@ -505,7 +454,7 @@ server_setup(struct hc_port *port, struct shm_port *sp)
 	if (map_memfd(port, sp) != 0)
 		return -HC_ERR_NOMEM;
 	h = sp->base;
-	h->version = SHM_VERSION;
+	h->version = HC_SHM_VERSION;
 	h->slots = sp->slots;
 	h->slot_bytes = sp->slot_bytes;
 	for (d = 0; d < 2; d++) {
@@ -517,7 +466,7 @@ server_setup(struct hc_port *port, struct shm_port *sp)
 		e.d->head = 0;
 		e.d->fhead = sp->slots;
 	}
-	__atomic_store_n(&h->magic, SHM_MAGIC, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->magic, HC_SHM_MAGIC, __ATOMIC_RELEASE);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
@@ -549,7 +498,7 @@ client_setup(struct hc_port *port, struct shm_port *sp, uint32_t wait_ms)
 	struct msghdr mh;
 	struct iovec iov;
 	struct cmsghdr *c;
-	struct shm_hdr *h;
+	struct hc_shm_hdr *h;
 	struct stat st;
 	uint32_t magic = 0, waited = 0;
 	int fd = -1;
@@ -582,7 +531,7 @@ client_setup(struct hc_port *port, struct shm_port *sp, uint32_t wait_ms)
 	if (fd >= 0)
 		close(fd);
 	c = got == (ssize_t)sizeof(magic) ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (c == NULL || magic != SHM_MAGIC || c->cmsg_type != SCM_RIGHTS ||
+	if (c == NULL || magic != HC_SHM_MAGIC || c->cmsg_type != SCM_RIGHTS ||
 	    c->cmsg_len != CMSG_LEN(sizeof(int))) {
 		HC_LOG(ERR, DRIVER, "%s: no hc_shm server on %s after %u ms: "
 		       "its peer did not start, or another process took this "
@@ -600,15 +549,15 @@ client_setup(struct hc_port *port, struct shm_port *sp, uint32_t wait_ms)
 	if (map_memfd(port, sp) != 0)
 		return -HC_ERR_NOMEM;
 	h = sp->base;
-	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SHM_MAGIC ||
-	    h->version != SHM_VERSION || h->slots != sp->slots ||
+	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != HC_SHM_MAGIC ||
+	    h->version != HC_SHM_VERSION || h->slots != sp->slots ||
 	    h->slot_bytes != sp->slot_bytes ||
-	    map_bytes(h->slots, h->slot_bytes) != sp->bytes) {
+	    hc_shm_map_bytes(h->slots, h->slot_bytes) != sp->bytes) {
 		HC_LOG(ERR, DRIVER, "%s: the server on %s has %u slots of %u "
 		       "bytes (version %u), we have %u of %u (version %u): "
 		       "both ends need the same [net] mtu and slots=",
 		       port->name, sp->path, h->slots, h->slot_bytes,
-		       h->version, sp->slots, sp->slot_bytes, SHM_VERSION);
+		       h->version, sp->slots, sp->slot_bytes, HC_SHM_VERSION);
 		return -HC_ERR_PORT;
 	}
 	__atomic_store_n(&h->attached, 1, __ATOMIC_RELEASE);
@@ -662,10 +611,8 @@ hc_port_open_shm(struct hc_port *port, const char *devargs,
 	strcpy(sp->path, a.path);
 	sp->slots = a.slots;
 	sp->mask = a.slots - 1;
-	sp->slot_bytes = (uint32_t)align_up(SHM_HEADROOM + conf->mtu +
-					    RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN,
-					    64);
-	sp->bytes = map_bytes(sp->slots, sp->slot_bytes);
+	sp->slot_bytes = hc_shm_slot_bytes(conf->mtu);
+	sp->bytes = hc_shm_map_bytes(sp->slots, sp->slot_bytes);
 	rte_spinlock_init(&sp->lock);
 	sp->shinfo = calloc(sp->slots, sizeof(*sp->shinfo));
 	if (sp->shinfo == NULL) {

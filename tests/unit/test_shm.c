@@ -7,7 +7,13 @@
  * when freed, oversize frames and bad devargs get their errors, and a
  * second client of a link finds no server.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +26,7 @@
 
 #include "hypercomm.h"
 #include "port.h"
+#include "port_shm.h"
 
 static char dir[64];
 static int npool;
@@ -348,6 +355,221 @@ test_mtu_mismatch(void)
 	hc_port_close(&srv);
 }
 
+/* A hostile or broken server, written here from port_shm.h: it maps the
+ * link's memory itself and hands the client what it likes. */
+struct fake {
+	int memfd, lsock;
+	uint8_t *base;
+	size_t bytes;
+	uint32_t slots, slot_bytes, magic_msg;
+	pthread_t th;
+};
+
+static void *
+fake_accept(void *arg)
+{
+	struct fake *f = arg;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr mh;
+	struct iovec iov = { &f->magic_msg, sizeof(f->magic_msg) };
+	struct cmsghdr *c;
+	int fd = accept(f->lsock, NULL, NULL);
+
+	if (fd < 0)
+		return NULL;
+	memset(&mh, 0, sizeof(mh));
+	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &f->memfd, sizeof(int));
+	(void)sendmsg(fd, &mh, 0);
+	close(fd);
+	return NULL;
+}
+
+static int
+fake_open(struct fake *f, const char *name, uint32_t mtu, uint32_t version,
+	  uint32_t magic_msg)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct hc_shm_hdr *h;
+	uint32_t i;
+	int d;
+
+	memset(f, 0, sizeof(*f));
+	f->slots = 64;
+	f->slot_bytes = hc_shm_slot_bytes(mtu);
+	f->bytes = hc_shm_map_bytes(f->slots, f->slot_bytes);
+	f->magic_msg = magic_msg;
+	f->memfd = memfd_create("fake_shm", 0);
+	if (f->memfd < 0 || ftruncate(f->memfd, (off_t)f->bytes) != 0)
+		return -1;
+	f->base = mmap(NULL, f->bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       f->memfd, 0);
+	if (f->base == MAP_FAILED)
+		return -1;
+	h = (struct hc_shm_hdr *)f->base;
+	h->version = version;
+	h->slots = f->slots;
+	h->slot_bytes = f->slot_bytes;
+	for (d = 0; d < 2; d++) {
+		uint32_t *fr = (uint32_t *)(f->base +
+			hc_shm_rings_off(f->slots, d) +
+			f->slots * sizeof(struct hc_shm_desc));
+
+		for (i = 0; i < f->slots; i++)
+			fr[i] = i;
+		h->dir[d].fhead = f->slots;
+	}
+	h->magic = HC_SHM_MAGIC;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", dir, name);
+	f->lsock = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (f->lsock < 0 || bind(f->lsock, (struct sockaddr *)&sa,
+				 sizeof(sa)) != 0 || listen(f->lsock, 1) != 0)
+		return -1;
+	return pthread_create(&f->th, NULL, fake_accept, f);
+}
+
+/* Stop accepting (a client that never came must not hang the test) and
+ * remove the socket; the memory stays mapped. */
+static void
+fake_stop(struct fake *f, const char *name)
+{
+	char path[128];
+
+	shutdown(f->lsock, SHUT_RDWR);
+	pthread_join(f->th, NULL);
+	close(f->lsock);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+}
+
+static void
+fake_close(struct fake *f, const char *name)
+{
+	fake_stop(f, name);
+	munmap(f->base, f->bytes);
+	close(f->memfd);
+}
+
+static struct hc_shm_desc *
+fake_desc(struct fake *f, int d)
+{
+	return (struct hc_shm_desc *)(f->base + hc_shm_rings_off(f->slots, d));
+}
+
+static uint32_t *
+fake_free(struct fake *f, int d)
+{
+	return (uint32_t *)(fake_desc(f, d) + f->slots);
+}
+
+static uint8_t *
+fake_slot(struct fake *f, int d, uint32_t slot)
+{
+	return f->base + hc_shm_slots_off(f->slots, f->slot_bytes, d) +
+	       (size_t)slot * f->slot_bytes + HC_SHM_HEADROOM;
+}
+
+/* Descriptors naming no slot or too long a frame, and a free ring naming
+ * no slot: dropped (slots given back where they are slots), never read or
+ * written outside the mapping; the good frames around them pass. */
+static void
+test_hostile_peer(void)
+{
+	struct fake f;
+	struct hc_port cli;
+	struct hc_port_conf c;
+	struct hc_shm_hdr *h;
+	struct hc_shm_desc *rd;
+	struct rte_mbuf *m[8], *t[2];
+	char devargs[256], pool[32];
+	uint32_t i;
+
+	CU_ASSERT_FATAL(fake_open(&f, "hostile", 1500, HC_SHM_VERSION,
+				  HC_SHM_MAGIC) == 0);
+	h = (struct hc_shm_hdr *)f.base;
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs),
+		 "hc_shm1,path=%s/hostile,role=client,slots=64", dir);
+	if (hc_port_open_shm(&cli, devargs, &c) != 0) {
+		fake_close(&f, "hostile");
+		CU_FAIL_FATAL("client did not link to the fake server");
+	}
+	fake_stop(&f, "hostile");
+	CU_ASSERT_EQUAL(h->attached, 1);
+
+	/* RX: 4 descriptors, 2 of them bad. */
+	rd = fake_desc(&f, 0);
+	rd[0] = (struct hc_shm_desc){ .slot = 9999, .len = 100 };
+	rd[1] = (struct hc_shm_desc){ .slot = 3, .len = 60000 };
+	rd[2] = (struct hc_shm_desc){ .slot = 4, .len = 200 };
+	rd[3] = (struct hc_shm_desc){ .slot = 5, .len = 1514 };
+	for (i = 0; i < 200; i++)
+		fake_slot(&f, 0, 4)[i] = pat(4, i);
+	for (i = 0; i < 1514; i++)
+		fake_slot(&f, 0, 5)[i] = pat(5, i);
+	__atomic_store_n(&h->dir[0].head, 4, __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL_FATAL(hc_port_rx(&cli, m, 8), 2);
+	CU_ASSERT(frame_ok(m[0], 4, 200));
+	CU_ASSERT(frame_ok(m[1], 5, 1514));
+	/* Slot 3 (a slot, with a bad length) came back at once. */
+	CU_ASSERT_EQUAL(h->dir[0].fhead, f.slots + 1);
+	CU_ASSERT_EQUAL(fake_free(&f, 0)[0], 3);
+	rte_pktmbuf_free(m[0]);
+	rte_pktmbuf_free(m[1]);
+	CU_ASSERT_EQUAL(h->dir[0].fhead, f.slots + 3);
+	CU_ASSERT_EQUAL(hc_port_rx(&cli, m, 8), 0);
+
+	/* TX: the free ring names slot 77777 first, then slot 1. */
+	fake_free(&f, 1)[0] = 77777;
+	t[0] = make_frame(&cli, 10, 300, 0);
+	t[1] = make_frame(&cli, 11, 400, 1);
+	CU_ASSERT_EQUAL(cli.ops->tx_burst(&cli, t, 2), 2);
+	CU_ASSERT_EQUAL(h->dir[1].head, 1);
+	CU_ASSERT_EQUAL(fake_desc(&f, 1)[0].slot, 1);
+	CU_ASSERT_EQUAL(fake_desc(&f, 1)[0].len, 400);
+	for (i = 0; i < 400 && fake_slot(&f, 1, 1)[i] == pat(11, i); i++)
+		;
+	CU_ASSERT_EQUAL(i, 400);
+	hc_port_close(&cli);
+	munmap(f.base, f.bytes);
+	close(f.memfd);
+}
+
+/* A server of another layout version, or one that says no magic: the
+ * client refuses (-HC_ERR_PORT, -HC_ERR_LINK_DOWN). */
+static void
+test_foreign_server(void)
+{
+	struct fake f;
+	struct hc_port cli;
+	struct hc_port_conf c;
+	char devargs[256], pool[32];
+
+	CU_ASSERT_FATAL(fake_open(&f, "v2", 1500, HC_SHM_VERSION + 1,
+				  HC_SHM_MAGIC) == 0);
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs),
+		 "hc_shm1,path=%s/v2,role=client,slots=64", dir);
+	CU_ASSERT_EQUAL(hc_port_open_shm(&cli, devargs, &c), -HC_ERR_PORT);
+	fake_close(&f, "v2");
+	CU_ASSERT_FATAL(fake_open(&f, "nomagic", 1500, HC_SHM_VERSION,
+				  0x12345678) == 0);
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs),
+		 "hc_shm1,path=%s/nomagic,role=client,slots=64", dir);
+	CU_ASSERT_EQUAL(hc_port_open_shm(&cli, devargs, &c),
+			-HC_ERR_LINK_DOWN);
+	fake_close(&f, "nomagic");
+}
+
 static void
 test_bad_devargs(void)
 {
@@ -387,6 +609,8 @@ static CU_TestInfo shm_tests[] = {
 	{ "one client per link, one server per path", test_one_client_per_link },
 	{ "MTU mismatch refused", test_mtu_mismatch },
 	{ "bad devargs: -HC_ERR_INVAL", test_bad_devargs },
+	{ "a hostile peer's descriptors and free slots", test_hostile_peer },
+	{ "a server of another version or magic refused", test_foreign_server },
 	CU_TEST_INFO_NULL,
 };
 
