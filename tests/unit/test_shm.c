@@ -8,7 +8,7 @@
  * second client of a link finds no server.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memfd_create */
+#define _GNU_SOURCE /* memfd_create; nftw (test_eal.h) */
 #endif
 #include <pthread.h>
 #include <sys/mman.h>
@@ -27,6 +27,7 @@
 #include "hypercomm.h"
 #include "port.h"
 #include "port_shm.h"
+#include "test_eal.h"
 
 static char dir[64];
 static int npool;
@@ -617,33 +618,25 @@ static CU_TestInfo shm_tests[] = {
 int
 main(void)
 {
-	char a0[] = "test_shm", a1[] = "--no-huge", a2[] = "-m";
-	char a3[] = "256", a4[] = "--no-pci", a5[] = "--no-telemetry";
-	char a6[] = "--no-shconf", a7[] = "--log-level=lib.*:error";
-	char a8[] = "--file-prefix", a9[32];
-	char *eal_argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, NULL };
 	CU_SuiteInfo suites[] = {
 		{ "shm", NULL, NULL, NULL, NULL, shm_tests },
 		CU_SUITE_INFO_NULL,
 	};
 	unsigned int failed;
-	char rundir[4096];
 
-	snprintf(a9, sizeof(a9), "hcsh%d", (int)getpid());
-	snprintf(dir, sizeof(dir), "/tmp/test_shm.XXXXXX");
+	snprintf(dir, sizeof(dir), "/tmp/test_shm.XXXXXX"); /* mkdtemp(3) */
 	if (mkdtemp(dir) == NULL) {
 		perror("test_shm: mkdtemp");
 		return EXIT_FAILURE;
 	}
-	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
-		fprintf(stderr, "test_shm: rte_eal_init failed: %s\n",
-			rte_strerror(rte_errno));
+	if (test_eal_init("test_shm", "256", "hcsh") != 0) {
 		rmdir(dir);
 		return EXIT_FAILURE;
 	}
 	if (CU_initialize_registry() != CUE_SUCCESS ||
 	    CU_register_suites(suites) != CUE_SUCCESS) {
 		fprintf(stderr, "test_shm: set-up failed\n");
+		test_eal_fini();
 		rmdir(dir);
 		return EXIT_FAILURE;
 	}
@@ -651,10 +644,7 @@ main(void)
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures();
 	CU_cleanup_registry();
-	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	if (strstr(rundir, a9) != NULL)
-		rmdir(rundir);
+	test_eal_fini();
 	if (rmdir(dir) != 0) {
 		fprintf(stderr, "test_shm: %s not empty: a socket was left\n",
 			dir);
