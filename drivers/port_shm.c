@@ -72,8 +72,8 @@ struct shm_port {
 	uint32_t tx_head;      /* = tx.d->head, ours */
 	uint32_t tx_ftail;     /* free entries taken */
 	uint32_t rx_tail;      /* descriptors consumed */
-	uint32_t rx_fhead;     /* = rx.d->fhead, ours */
-	uint32_t lent;         /* RX slots lent to mbufs */
+	uint32_t rx_fhead;     /* = rx.d->fhead, ours; written under lock */
+	uint32_t rx_nonslot;   /* descriptors consumed that named no slot */
 	rte_spinlock_t lock;   /* slot give-back, from any thread */
 	uint64_t rx_copies;    /* frames copied: too many slots lent */
 	uint64_t bad_desc;     /* descriptors or free slots out of range
@@ -100,7 +100,7 @@ slot_give_back(struct shm_port *sp, uint32_t slot)
 {
 	rte_spinlock_lock(&sp->lock);
 	sp->rx.free[sp->rx_fhead & sp->mask] = slot;
-	sp->rx_fhead++;
+	__atomic_store_n(&sp->rx_fhead, sp->rx_fhead + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&sp->rx.d->fhead, sp->rx_fhead, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&sp->lock);
 }
@@ -113,7 +113,16 @@ slot_free_cb(void *addr, void *opaque)
 				   sp->slot_bytes);
 
 	slot_give_back(sp, slot);
-	__atomic_fetch_sub(&sp->lent, 1, __ATOMIC_RELAXED);
+}
+
+/* RX slots lent to mbufs now: consumed, minus given back, minus the
+ * descriptors that named no slot (derived, so that neither RX nor the
+ * free callback counts per packet). */
+static uint32_t
+slots_lent(const struct shm_port *sp)
+{
+	return sp->rx_tail - sp->rx_nonslot -
+	       (__atomic_load_n(&sp->rx_fhead, __ATOMIC_RELAXED) - sp->slots);
 }
 
 /* The one message of the handshake: the 4-byte magic and, as ancillary
@@ -197,6 +206,8 @@ shm_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 			sp->bad_desc++;
 			if (slot < sp->slots)
 				slot_give_back(sp, slot);
+			else
+				sp->rx_nonslot++;
 			continue;
 		}
 		s = sp->rx.buf + (size_t)slot * sp->slot_bytes;
@@ -204,8 +215,8 @@ shm_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 			rte_prefetch0(sp->rx.buf + (size_t)sp->rx.desc[
 				sp->rx_tail & sp->mask].slot * sp->slot_bytes +
 				HC_SHM_HEADROOM);
-		if (__atomic_load_n(&sp->lent, __ATOMIC_RELAXED) >=
-		    sp->slots / 2) {
+		/* slots_lent counts this descriptor's slot too. */
+		if (slots_lent(sp) > sp->slots / 2) {
 			memcpy(rte_pktmbuf_mtod(m, void *), s + HC_SHM_HEADROOM,
 			       len);
 			slot_give_back(sp, slot);
@@ -216,7 +227,6 @@ shm_rx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 						  (uint16_t)sp->slot_bytes,
 						  &sp->shinfo[slot]);
 			m->data_off = HC_SHM_HEADROOM;
-			__atomic_fetch_add(&sp->lent, 1, __ATOMIC_RELAXED);
 		}
 		m->data_len = (uint16_t)len;
 		m->pkt_len = len;
@@ -291,11 +301,12 @@ shm_close(struct hc_port *port)
 	if (sp->memfd >= 0)
 		close(sp->memfd);
 	port->backend = NULL;
-	if (__atomic_load_n(&sp->lent, __ATOMIC_RELAXED) != 0) {
+	if (slots_lent(sp) != 0) {
 		/* An mbuf still points into the slots: keep the mapping and
 		 * what its free callback uses until the process ends. */
 		HC_LOG(WARNING, DRIVER, "%s: %u RX slots still lent to mbufs "
-		       "at close; the mapping stays", port->name, sp->lent);
+		       "at close; the mapping stays", port->name,
+		       slots_lent(sp));
 		return;
 	}
 	if (sp->base != NULL)
