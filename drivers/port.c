@@ -183,6 +183,29 @@ hc_port_close(struct hc_port *port)
 }
 
 int
+hc_port_init(struct hc_port *port, const char *devargs,
+	     const struct hc_port_conf *conf)
+{
+	size_t n;
+
+	memset(port, 0, sizeof(*port));
+	if (devargs == NULL || conf == NULL || conf->burst == 0 ||
+	    conf->burst > HC_PORT_TXQ || conf->pool_name == NULL)
+		return -HC_ERR_INVAL;
+	n = strcspn(devargs, ",");
+	if (n == 0 || n >= sizeof(port->name)) {
+		HC_LOG(ERR, DRIVER, "port '%s': no device name", devargs);
+		return -HC_ERR_PORT;
+	}
+	memcpy(port->name, devargs, n);
+	port->name[n] = '\0';
+	port->mtu = conf->mtu;
+	port->burst = conf->burst;
+	hc_fault_init(&port->fault, 1);
+	return 0;
+}
+
+int
 hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
 		    uint32_t extra_room)
 {

@@ -208,6 +208,17 @@ hc_port_pool_mbufs(const struct hc_port_conf *conf)
 }
 
 /**
+ * What every backend's open does first: zero port, check conf (burst
+ * 1..HC_PORT_TXQ, a pool name), name the port after the devargs up to the
+ * first comma, take conf's MTU and burst, set up an idle fault injector.
+ * @return 0, -HC_ERR_INVAL (devargs or conf NULL, bad burst, no pool
+ *         name), -HC_ERR_PORT (no device name, or one of 64 bytes or
+ *         more; logged).
+ */
+int hc_port_init(struct hc_port *port, const char *devargs,
+		 const struct hc_port_conf *conf);
+
+/**
  * Create port->pool for conf: hc_port_pool_mbufs(conf) mbufs of one frame each
  * (MTU + Ethernet header + a VLAN tag + extra_room bytes, at least
  * RTE_MBUF_DEFAULT_DATAROOM, plus headroom), named conf->pool_name.

@@ -71,19 +71,6 @@ static const struct hc_port_ops dpdk_ops = {
 	.close = dpdk_close,
 };
 
-/* The vdev name is the devargs up to the first comma. */
-static int
-devargs_name(const char *devargs, char *name, size_t len)
-{
-	size_t n = strcspn(devargs, ",");
-
-	if (n == 0 || n >= len)
-		return -1;
-	memcpy(name, devargs, n);
-	name[n] = '\0';
-	return 0;
-}
-
 /* Give the kernel side of a net_tap its own MAC (see port.h). */
 static int
 tap_kernel_mac(struct hc_port *port, uint32_t if_index)
@@ -331,17 +318,9 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 {
 	int rc;
 
-	memset(port, 0, sizeof(*port));
-	if (devargs == NULL || conf == NULL || conf->burst == 0 ||
-	    conf->burst > HC_PORT_TXQ || conf->pool_name == NULL)
-		return -HC_ERR_INVAL;
-	if (devargs_name(devargs, port->name, sizeof(port->name)) != 0) {
-		HC_LOG(ERR, DRIVER, "port '%s': no device name", devargs);
-		return -HC_ERR_PORT;
-	}
-	port->mtu = conf->mtu;
-	port->burst = conf->burst;
-	hc_fault_init(&port->fault, 1);
+	rc = hc_port_init(port, devargs, conf);
+	if (rc != 0)
+		return rc;
 
 	rc = rte_dev_probe(devargs);
 	if (rc != 0) {

@@ -581,29 +581,22 @@ hc_port_open_shm(struct hc_port *port, const char *devargs,
 {
 	struct shm_args a;
 	struct shm_port *sp;
-	size_t n;
 	uint32_t i;
 	int rc;
 
-	memset(port, 0, sizeof(*port));
-	if (devargs == NULL || conf == NULL || conf->burst == 0 ||
-	    conf->burst > HC_PORT_TXQ || conf->pool_name == NULL ||
-	    conf->mtu < 68 || conf->mtu > HC_PORT_MTU_MAX)
+	rc = hc_port_init(port, devargs, conf);
+	if (rc != 0)
+		return rc;
+	if (conf->mtu < 68 || conf->mtu > HC_PORT_MTU_MAX)
 		return -HC_ERR_INVAL;
-	n = strcspn(devargs, ",");
-	if (strncmp(devargs, "hc_shm", 6) != 0 || n >= sizeof(port->name)) {
+	if (strncmp(devargs, "hc_shm", 6) != 0) {
 		HC_LOG(ERR, DRIVER, "port '%s': not an hc_shm device",
 		       devargs);
 		return -HC_ERR_INVAL;
 	}
-	memcpy(port->name, devargs, n);
-	port->name[n] = '\0';
 	rc = parse_args(devargs, &a);
 	if (rc != 0)
 		return rc;
-	port->mtu = conf->mtu;
-	port->burst = conf->burst;
-	hc_fault_init(&port->fault, 1);
 	/* Chains: TX copies every segment. No checksum offloads: the
 	 * software IPv4 header checksum costs 20 bytes, and on a trusted
 	 * link (shm) the transport leaves the UDP checksum 0. */
