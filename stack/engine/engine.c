@@ -31,6 +31,20 @@
 _Static_assert(HC_RANK_PORTS_MAX == HC_NET_PORTS_MAX,
 	       "a rank's ports are the net layer's");
 
+/* One RX burst of port k into the stack, all its packets stamped with
+ * one clock read (hct_rx_time()). */
+static inline void
+engine_input(struct hc_ctx *ctx, uint32_t k, struct rte_mbuf **pkts,
+	     uint16_t n)
+{
+	uint16_t i;
+
+	hct_rx_time(&ctx->hct, hc_clock_now(&ctx->clk));
+	for (i = 0; i < n; i++)
+		hc_net_input_port(&ctx->net, k, pkts[i]);
+	hct_rx_time(&ctx->hct, 0);
+}
+
 /* The poll, instrumented (HC_CPU_STATS=1): TSC reads at the start, after
  * RX and after TX; a section's cycles count only when it did work (the
  * cost of polling empty rings is waiting, not per-packet cost), and the
@@ -42,7 +56,7 @@ engine_poll_timed(struct hc_ctx *ctx)
 	uint32_t k, np = ctx->nports, rx = 0, tx = 0;
 	uint64_t t0, t1, t2, p0, p1, p2, ta, tb, rxport = 0, txport = 0;
 	uint64_t q0, q1, q2;
-	uint16_t n, i;
+	uint16_t n;
 
 	/* q: PMD TX bursts made inside the sections (the transport flushes
 	 * the port when it holds tx_ring_max_bytes: every 2 frames of 9000
@@ -56,18 +70,16 @@ engine_poll_timed(struct hc_ctx *ctx)
 		ta = rte_rdtsc();
 		n = hc_port_rx(p, pkts, p->burst);
 		tb = rte_rdtsc();
-		if (n != 0)
-			rxport += tb - ta;
-		for (i = 0; i < n; i++)
-			hc_net_input_port(&ctx->net, k, pkts[i]);
+		if (n == 0)
+			continue;
+		rxport += tb - ta;
+		engine_input(ctx, k, pkts, n);
 		rx += n;
 	}
 	p1 = hc_cpustat_payload_cyc;
 	q1 = hc_cpustat_port_cyc;
 	t1 = rte_rdtsc();
-	tx += hct_flush_acks(&ctx->hct);
-	tx += hct_tick(&ctx->hct);
-	tx += hct_tx(&ctx->hct);
+	tx += hct_poll_tx(&ctx->hct, hc_clock_now(&ctx->clk));
 	ta = rte_rdtsc();
 	for (k = 0; k < np; k++)
 		tx += hc_port_flush(ctx->ports[k]);
@@ -102,7 +114,7 @@ uint32_t
 hc_engine_poll(struct hc_ctx *ctx)
 {
 	struct rte_mbuf *pkts[HC_PORT_TXQ];
-	uint16_t n, i;
+	uint16_t n;
 	uint32_t work;
 
 	uint32_t k, np = ctx->nports; /* set by hc_ctx_bring_up */
@@ -114,13 +126,12 @@ hc_engine_poll(struct hc_ctx *ctx)
 		struct hc_port *p = ctx->ports[k];
 
 		n = hc_port_rx(p, pkts, p->burst);
-		for (i = 0; i < n; i++)
-			hc_net_input_port(&ctx->net, k, pkts[i]);
+		if (n == 0)
+			continue;
+		engine_input(ctx, k, pkts, n);
 		work += n;
 	}
-	work += hct_flush_acks(&ctx->hct);
-	work += hct_tick(&ctx->hct);
-	work += hct_tx(&ctx->hct);
+	work += hct_poll_tx(&ctx->hct, hc_clock_now(&ctx->clk));
 	for (k = 0; k < np; k++)
 		work += hc_port_flush(ctx->ports[k]);
 	return work;

@@ -350,7 +350,7 @@ hct_input(void *arg, uint32_t src_ip, uint8_t tos, struct rte_mbuf *m,
 	}
 	if (!hct_membership(t, f, &p))
 		goto stray;
-	now = hc_clock_now(t->clk);
+	now = t->rx_now_ns != 0 ? t->rx_now_ns : hc_clock_now(t->clk);
 	f->last_rx_ns = now;
 	if (p.flags & HCT_F_PROBE) {
 		f->ack_now = 1;

@@ -359,10 +359,9 @@ timer_late(uint64_t deadline, uint64_t now, const struct hct *t)
 
 /* Only the flows whose earliest timer is due (timer.c), each once per
  * call as when every flow was looked at: an RTO, else RACK and TLP. */
-uint32_t
-hct_tick(struct hct *t)
+static uint32_t
+tick_at(struct hct *t, uint64_t now)
 {
-	uint64_t now = hc_clock_now(t->clk);
 	uint32_t i, n, sent = hct_hello_tick(t, now);
 
 	n = hct_timer_take_due(t, now);
@@ -394,18 +393,20 @@ hct_tick(struct hct *t)
 	return sent;
 }
 
+uint32_t
+hct_tick(struct hct *t)
+{
+	return tick_at(t, hc_clock_now(t->clk));
+}
+
 /* Only the flows that asked for an ACK since the last call (t->acklist);
  * one that sent DATA since had its ACK ride on it (hct_fill_common()). */
-uint32_t
-hct_flush_acks(struct hct *t)
+static uint32_t
+flush_acks_at(struct hct *t, uint64_t now)
 {
 	struct hct_flow *f, *next;
 	uint32_t sent = 0;
-	uint64_t now;
 
-	if (TAILQ_EMPTY(&t->acklist))
-		return 0;
-	now = hc_clock_now(t->clk); /* one read for every ACK of the call */
 	for (f = TAILQ_FIRST(&t->acklist); f != NULL; f = next) {
 		next = TAILQ_NEXT(f, acklink);
 		if ((f->rx_unacked != 0 || f->ack_now) &&
@@ -419,4 +420,24 @@ hct_flush_acks(struct hct *t)
 		f->in_acklist = 0;
 	}
 	return sent;
+}
+
+uint32_t
+hct_flush_acks(struct hct *t)
+{
+	if (TAILQ_EMPTY(&t->acklist))
+		return 0;
+	/* one read for every ACK of the call */
+	return flush_acks_at(t, hc_clock_now(t->clk));
+}
+
+uint32_t
+hct_poll_tx(struct hct *t, uint64_t now)
+{
+	uint32_t sent = 0;
+
+	if (!TAILQ_EMPTY(&t->acklist))
+		sent += flush_acks_at(t, now);
+	sent += tick_at(t, now);
+	return sent + hct_sched_tx(t, now);
 }
