@@ -14,7 +14,8 @@
 #             second hc-launch joins the first's namespace
 #             (HC_LAUNCH_JOIN, HC_LAUNCH_ADDR_BASE=2) while the first's
 #             sidecar sends garbage, including HCT headers of other jobs:
-#             both jobs exact, other-job frames counted
+#             both jobs exact, other-job frames counted; B runs longer
+#             than A, whose end must not end B's ranks
 #   stale     a run of job J is captured (every HCT frame its ranks send,
 #             for 6 s), then a new run of job J (secs + 4 s) gets those frames
 #             replayed at 5 000/s for 3 s: exact, and the replayed frames counted
@@ -142,7 +143,11 @@ for c in "${cases[@]}"; do
 			ip -n "hcl-$apid" link show hcbr0 >/dev/null 2>&1 && break
 			sleep 0.1
 		done
-		launch "$dir/b.txt" HC_LAUNCH_JOIN="hcl-$apid" HC_LAUNCH_ADDR_BASE=2
+		# B outlives A (secs + 6 s against secs + 3): A's launcher, at
+		# its end, must leave B's ranks in its namespace alone (it once
+		# killed every PID there: B's rank 0 SIGKILLed, exit 137).
+		launch "$dir/b.txt" HC_LAUNCH_JOIN="hcl-$apid" HC_LAUNCH_ADDR_BASE=2 \
+			HC_CHECK_SECONDS=$((secs + 6))
 		brc=$rc
 		wait "$apid"
 		rc=$?
