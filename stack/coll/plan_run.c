@@ -44,6 +44,13 @@ struct plan_run {
 	struct hc_plan plan;
 	uint32_t *wait;       /**< [step] dependencies not yet complete */
 	uint8_t **stage;      /**< [step] early DATA of a waiting RECV_RED */
+	uint8_t *fresh;       /**< [step] SEND or RECV_RED whose range no
+	                       *   earlier step wrote: with op->own set, the
+	                       *   SEND reads this rank's contribution from
+	                       *   op->own and the RECV_RED computes work =
+	                       *   data OP own (no pre-copy, mark_fresh) */
+	int own_ok;           /**< no step reads a range written before only
+	                       *   in part (mark_fresh) */
 	uint8_t *snap;        /**< copies of the snap SENDs' ranges, each
 	                       *   taken at issue (in issue order) */
 	uint64_t snap_used;   /**< bytes of snap handed out */
@@ -73,6 +80,9 @@ flush_stage(struct hc_coll_op *op, uint32_t i)
 	 * ([coll] precision) has no two-operand one. */
 	if (st->own_left)
 		op->reduce3(w, w, x->stage[i], st->len);
+	else if (x->fresh[i] && op->own != NULL)
+		op->reduce3(w, x->stage[i],
+			    op->own + st->first * op->elem_size, st->len);
 	else
 		op->reduce3(w, x->stage[i], w, st->len);
 	free(x->stage[i]);
@@ -140,6 +150,8 @@ issue(struct hc_coll_op *op, uint32_t i)
 	}
 	es = st->final ? op->elem_size : op->acc_size;
 	buf = (st->final ? op->recv : op->work) + st->first * es;
+	if (!st->final && x->fresh[i] && op->own != NULL)
+		buf = (uint8_t *)(uintptr_t)op->own + st->first * es;
 	if (st->snap) {
 		uint8_t *c = x->snap + x->snap_used;
 
@@ -181,6 +193,62 @@ stage_done(struct hc_coll_op *op, uint64_t unit)
 		flush_stage(op, (uint32_t)unit);
 		hc_sched_maybe_done(op);
 	}
+}
+
+/* x->fresh: which non-final SENDs and RECV_REDs touch a range that no
+ * earlier step of the plan wrote (RECV_RED, RECV_COPY, FINISH; work and
+ * recv may be one buffer), so that, where prepare_buffers left work
+ * unfilled (op->own set: halving-doubling, acc == dtype), the SEND reads
+ * the send buffer and the RECV_RED is the range's first reduction. The
+ * plan's order is its dependency order for overlapping ranges (plan.h),
+ * so "no earlier writer" is "nothing was written there before". O(steps^2)
+ * once per plan (a cached plan keeps it); hd's plans have 2 log2 n + 3
+ * steps at most. */
+static void
+mark_fresh(struct plan_run *x)
+{
+	const struct hc_plan *p = &x->plan;
+	uint32_t i, j;
+
+	x->own_ok = 1;
+	for (i = 0; i < p->len; i++) {
+		const struct hc_step *a = &p->s[i];
+		int inside = 0;
+
+		x->fresh[i] = 0;
+		if (a->final || !(a->kind == HC_STEP_SEND ||
+				  a->kind == HC_STEP_RECV_RED))
+			continue;
+		x->fresh[i] = 1;
+		for (j = 0; j < i; j++) {
+			const struct hc_step *b = &p->s[j];
+
+			if (b->kind == HC_STEP_SEND ||
+			    b->first >= a->first + a->len ||
+			    a->first >= b->first + b->len)
+				continue;
+			x->fresh[i] = 0;
+			inside |= b->first <= a->first &&
+				  a->first + a->len <= b->first + b->len;
+		}
+		/* Partly written before: its other part would read an
+		 * unfilled work. No plan of hd.c does this (test_plan); the
+		 * executor then fills work first (own_fallback). */
+		if (!x->fresh[i] && !inside)
+			x->own_ok = 0;
+	}
+}
+
+/* Where op->own is set but x's plan reads a range it never wrote before
+ * only in part (mark_fresh), fill work from the send buffer as before. */
+static void
+own_fallback(struct hc_coll_op *op, const struct plan_run *x)
+{
+	if (op->own == NULL || x->own_ok)
+		return;
+	if (op->work != op->own)
+		memcpy(op->work, op->own, op->total * op->elem_size);
+	op->own = NULL;
 }
 
 /* Zero copy of the snap SENDs' packets (recursive doubling, rd.c), from
@@ -230,6 +298,7 @@ state_free(struct plan_run *x)
 	for (i = 0; i < x->plan.len; i++)
 		free(x->stage[i]);
 	free(x->stage);
+	free(x->fresh);
 	free(x->snap);
 	hc_plan_free(&x->plan);
 	free(x->wait);
@@ -258,6 +327,7 @@ hc_plan_run_reuse(struct hc_coll_op *op)
 	memcpy(x->wait, x->plan.ndeps, x->plan.len * sizeof(*x->wait));
 	x->snap_used = 0;
 	op->algo_state = x;
+	own_fallback(op, x);
 	zc_setup(op, x->snap_size);
 	run_first(op, x);
 	return 1;
@@ -288,6 +358,7 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 	if (x != NULL) {
 		x->wait = malloc((plan->len + 1) * sizeof(*x->wait));
 		x->stage = calloc(plan->len + 1, sizeof(*x->stage));
+		x->fresh = calloc(plan->len + 1, sizeof(*x->fresh));
 	}
 	for (i = 0; i < plan->len; i++) {
 		if (plan->s[i].kind == HC_STEP_SEND)
@@ -301,11 +372,13 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 	if (x != NULL && snap > 0)
 		x->snap = malloc(snap);
 	if (x == NULL || x->wait == NULL || x->stage == NULL ||
+	    x->fresh == NULL ||
 	    (snap > 0 && x->snap == NULL) ||
 	    hc_sched_init(&x->s, plan->len, waits, sends) != 0) {
 		if (x != NULL) {
 			free(x->wait);
 			free(x->stage);
+			free(x->fresh);
 			free(x->snap);
 		}
 		free(x);
@@ -313,6 +386,8 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 		return -HC_ERR_NOMEM;
 	}
 	x->plan = *plan;
+	mark_fresh(x);
+	own_fallback(op, x);
 	memcpy(x->wait, plan->ndeps, plan->len * sizeof(*x->wait));
 	x->algo = op->algo;
 	x->total = op->total;
@@ -344,7 +419,12 @@ hc_plan_run_data(struct hc_coll_op *op, uint32_t src,
 	u.dst = (u.reduce ? op->work : op->recv) + s->first * u.es;
 	u.first = s->first * u.es;
 	u.len = s->len * u.es;
-	u.own = NULL; /* work was filled before the plan ran */
+	/* A fresh RECV_RED with op->own set is its range's first reduction:
+	 * work = data OP own (work was not filled); else work holds partial
+	 * sums (or was filled before the plan ran). */
+	u.own = u.reduce && x->fresh[i] && op->own != NULL && !s->own_left ?
+			op->own + s->first * op->elem_size :
+			NULL;
 	u.own_left = s->own_left;
 	u.got = &x->s.got[i];
 	u.done = unit_done;
