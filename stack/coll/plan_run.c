@@ -18,7 +18,9 @@
  * Zero copy (README "Zero-copy TX"): the snap SENDs' packets point into
  * x->snap instead of a copy where the links allow it (zc_setup): each
  * snapshot is written once, when its SEND is issued, and freed with the
- * op, which is over only once the transport released them.
+ * op, which is over only once the transport released them. So do the
+ * packets of the SENDs that read the send buffer out of place (op->own,
+ * halving-doubling), which the op never writes.
  *
  * Reduction order: a RECV_RED is reduced only after the RECV_REDs before
  * it in the plan that overlap it (plan.h). DATA of a RECV_RED that still
@@ -51,6 +53,8 @@ struct plan_run {
 	                       *   data OP own (no pre-copy, mark_fresh) */
 	int own_ok;           /**< no step reads a range written before only
 	                       *   in part (mark_fresh) */
+	int zc_snap, zc_own;  /**< this op sends its snap SENDs / its SENDs
+	                       *   from op->own zero copy (zc_setup) */
 	uint8_t *snap;        /**< copies of the snap SENDs' ranges, each
 	                       *   taken at issue (in issue order) */
 	uint64_t snap_used;   /**< bytes of snap handed out */
@@ -136,7 +140,7 @@ issue(struct hc_coll_op *op, uint32_t i)
 	struct hct_msg *msg = &x->s.msgs[i];
 	uint32_t es;
 	uint8_t *buf;
-	int rc;
+	int rc, own_src;
 
 	if (st->kind == HC_STEP_FINISH) {
 		uint32_t div = hc_coll_op_div(op);
@@ -150,7 +154,8 @@ issue(struct hc_coll_op *op, uint32_t i)
 	}
 	es = st->final ? op->elem_size : op->acc_size;
 	buf = (st->final ? op->recv : op->work) + st->first * es;
-	if (!st->final && x->fresh[i] && op->own != NULL)
+	own_src = !st->final && !st->snap && x->fresh[i] && op->own != NULL;
+	if (own_src)
 		buf = (uint8_t *)(uintptr_t)op->own + st->first * es;
 	if (st->snap) {
 		uint8_t *c = x->snap + x->snap_used;
@@ -162,7 +167,8 @@ issue(struct hc_coll_op *op, uint32_t i)
 	hc_data_fill(msg, op, st->tag, buf, st->len * es, st->first * es);
 	/* A snapshot is written once, here, and freed with the op: its
 	 * packets may point into it (zero copy, README "Zero-copy TX"). */
-	if (st->snap && op->zc != NULL)
+	if (op->zc != NULL && ((st->snap && x->zc_snap) ||
+			       (own_src && x->zc_own)))
 		msg->zc = &op->zc->shinfo;
 	/* hc_data_fill gave it the op's class: the request's priority
 	 * (hc_op_opts), as the ring's messages have. */
@@ -251,25 +257,65 @@ own_fallback(struct hc_coll_op *op, const struct plan_run *x)
 	op->own = NULL;
 }
 
-/* Zero copy of the snap SENDs' packets (recursive doubling, rd.c), from
- * x->snap: where every peer they go to allows it (hct_zc_ok()) and the
- * snapshots are large enough for packets to go so. Any other SEND reads
- * op->work or op->recv, which later steps may write (FINISH rounds in
- * place, a RECV_COPY lands on what a fold-in SEND read): copied. */
+/* Whether [a, a + na) and [b, b + nb) share no byte. */
+static int
+apart(const uint8_t *a, uint64_t na, const uint8_t *b, uint64_t nb)
+{
+	return b == NULL || a + na <= b || b + nb <= a;
+}
+
+/* Whether every SEND of x's plan that want() selects goes to a peer whose
+ * flow allows zero copy (hct_zc_ok()); their bytes in *bytes. */
+static int
+zc_peers_ok(struct hc_coll_op *op, const struct plan_run *x, int own,
+	    uint64_t *bytes)
+{
+	uint32_t i;
+
+	*bytes = 0;
+	for (i = 0; i < x->plan.len; i++) {
+		const struct hc_step *st = &x->plan.s[i];
+
+		if (st->kind != HC_STEP_SEND ||
+		    (own ? !x->fresh[i] || st->final || st->snap : !st->snap))
+			continue;
+		if (!hct_zc_ok(op->comm->coll->hct, op->comm->world[st->peer]))
+			return 0;
+		*bytes += st->len * op->elem_size;
+	}
+	return 1;
+}
+
+/* Zero copy, where every peer the SENDs of a kind go to allows it
+ * (hct_zc_ok()) and they carry enough bytes for packets to go so, of two
+ * kinds of SEND whose bytes the op never writes:
+ * - the snap SENDs (recursive doubling, rd.c), from x->snap;
+ * - the fresh SENDs reading the send buffer (op->own: halving-doubling's
+ *   first step, a fold-in), when the send buffer shares no byte with
+ *   recv or work (out of place), as the ring's step 0 (ring.c).
+ * Any other SEND reads op->work or op->recv, which later steps may write
+ * (FINISH rounds in place, a RECV_COPY lands on what a fold-in SEND
+ * read): copied. */
 static void
 zc_setup(struct hc_coll_op *op, uint64_t snap)
 {
 	struct plan_run *x = op->algo_state;
-	uint32_t i;
+	uint64_t all = op->total * op->elem_size, own_bytes = 0, b;
 
-	if (snap < HCT_ZC_MIN_BYTES || x->plan.len > 16384)
+	x->zc_snap = 0;
+	x->zc_own = 0;
+	if (x->plan.len > 16384)
 		return;
-	for (i = 0; i < x->plan.len; i++)
-		if (x->plan.s[i].kind == HC_STEP_SEND && x->plan.s[i].snap &&
-		    !hct_zc_ok(op->comm->coll->hct,
-			       op->comm->world[x->plan.s[i].peer]))
-			return;
-	(void)hc_coll_zc_init(op); /* no memory: copies */
+	if (snap >= HCT_ZC_MIN_BYTES && zc_peers_ok(op, x, 0, &b))
+		x->zc_snap = 1;
+	if (op->own != NULL && op->acc == op->dtype &&
+	    apart(op->own, all, op->recv, all) &&
+	    apart(op->own, all, op->work, op->total * op->acc_size) &&
+	    zc_peers_ok(op, x, 1, &own_bytes) &&
+	    own_bytes >= HCT_ZC_MIN_BYTES)
+		x->zc_own = 1;
+	if ((x->zc_snap || x->zc_own) && hc_coll_zc_init(op) != 0)
+		x->zc_snap = x->zc_own = 0; /* no memory: copies */
 }
 
 /* Issue the steps of x's plan that wait for nothing, x being op's fresh
