@@ -159,3 +159,35 @@ hc_plan_find_recv(const struct hc_plan *p, uint32_t peer, uint16_t tag)
 		return p->by_peer[lo];
 	return UINT32_MAX;
 }
+
+uint8_t
+hc_plan_mark_fresh(const struct hc_plan *p, uint8_t *fresh)
+{
+	uint8_t ok = 1;
+	uint32_t i, j;
+
+	for (i = 0; i < p->len; i++) {
+		const struct hc_step *a = &p->s[i];
+		int inside = 0;
+
+		fresh[i] = 0;
+		if (a->final || !(a->kind == HC_STEP_SEND ||
+				  a->kind == HC_STEP_RECV_RED))
+			continue;
+		fresh[i] = 1;
+		for (j = 0; j < i; j++) {
+			const struct hc_step *b = &p->s[j];
+
+			if (b->kind == HC_STEP_SEND ||
+			    b->first >= a->first + a->len ||
+			    a->first >= b->first + b->len)
+				continue;
+			fresh[i] = 0;
+			inside |= b->first <= a->first &&
+				  a->first + a->len <= b->first + b->len;
+		}
+		if (!fresh[i] && !inside)
+			ok = 0;
+	}
+	return ok;
+}

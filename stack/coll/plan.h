@@ -104,6 +104,23 @@ void hc_plan_add_x(struct hc_plan *p, enum hc_step_kind kind, int final,
  *  -HC_ERR_NOMEM. */
 int hc_plan_link(struct hc_plan *p);
 
+/**
+ * Mark the steps that touch this rank's own contribution first, for an
+ * executor that leaves the accumulation buffer unfilled (plan_run.c,
+ * out-of-place halving-doubling): fresh[i] = 1 for a non-final SEND or
+ * RECV_RED whose range no earlier step wrote (RECV_RED, RECV_COPY,
+ * FINISH; the output and the accumulation buffer may be one), else 0.
+ * Such a SEND reads the send buffer, such a RECV_RED computes work =
+ * data OP own. The plan's order is its dependency order for overlapping
+ * ranges (above), so "no earlier writer" means nothing was written there
+ * before. O(steps^2).
+ * @param fresh [p->len] bytes, written.
+ * @return 1 when every other non-final SEND and RECV_RED lies inside one
+ *         earlier writer's range (so it never reads an unfilled element);
+ *         0 when one was written before only in part (the executor then
+ *         fills the buffer first). Every hd plan gives 1 (test_plan).
+ */
+uint8_t hc_plan_mark_fresh(const struct hc_plan *p, uint8_t *fresh);
 /** The RECV step from peer with tag, or UINT32_MAX. */
 uint32_t hc_plan_find_recv(const struct hc_plan *p, uint32_t peer,
 			   uint16_t tag);

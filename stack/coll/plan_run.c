@@ -50,9 +50,9 @@ struct plan_run {
 	                       *   earlier step wrote: with op->own set, the
 	                       *   SEND reads this rank's contribution from
 	                       *   op->own and the RECV_RED computes work =
-	                       *   data OP own (no pre-copy, mark_fresh) */
+	                       *   data OP own (no pre-copy, hc_plan_mark_fresh) */
 	int own_ok;           /**< no step reads a range written before only
-	                       *   in part (mark_fresh) */
+	                       *   in part (hc_plan_mark_fresh) */
 	int zc_snap, zc_own;  /**< this op sends its snap SENDs / its SENDs
 	                       *   from op->own zero copy (zc_setup) */
 	uint8_t *snap;        /**< copies of the snap SENDs' ranges, each
@@ -201,52 +201,9 @@ stage_done(struct hc_coll_op *op, uint64_t unit)
 	}
 }
 
-/* x->fresh: which non-final SENDs and RECV_REDs touch a range that no
- * earlier step of the plan wrote (RECV_RED, RECV_COPY, FINISH; work and
- * recv may be one buffer), so that, where prepare_buffers left work
- * unfilled (op->own set: halving-doubling, acc == dtype), the SEND reads
- * the send buffer and the RECV_RED is the range's first reduction. The
- * plan's order is its dependency order for overlapping ranges (plan.h),
- * so "no earlier writer" is "nothing was written there before". O(steps^2)
- * once per plan (a cached plan keeps it); hd's plans have 2 log2 n + 3
- * steps at most. */
-static void
-mark_fresh(struct plan_run *x)
-{
-	const struct hc_plan *p = &x->plan;
-	uint32_t i, j;
-
-	x->own_ok = 1;
-	for (i = 0; i < p->len; i++) {
-		const struct hc_step *a = &p->s[i];
-		int inside = 0;
-
-		x->fresh[i] = 0;
-		if (a->final || !(a->kind == HC_STEP_SEND ||
-				  a->kind == HC_STEP_RECV_RED))
-			continue;
-		x->fresh[i] = 1;
-		for (j = 0; j < i; j++) {
-			const struct hc_step *b = &p->s[j];
-
-			if (b->kind == HC_STEP_SEND ||
-			    b->first >= a->first + a->len ||
-			    a->first >= b->first + b->len)
-				continue;
-			x->fresh[i] = 0;
-			inside |= b->first <= a->first &&
-				  a->first + a->len <= b->first + b->len;
-		}
-		/* Partly written before: its other part would read an
-		 * unfilled work. No plan of hd.c does this (test_plan); the
-		 * executor then fills work first (own_fallback). */
-		if (!x->fresh[i] && !inside)
-			x->own_ok = 0;
-	}
-}
-
 /* Where op->own is set but x's plan reads a range it never wrote before
- * only in part (mark_fresh), fill work from the send buffer as before. */
+ * only in part (hc_plan_mark_fresh), fill work from the send buffer as
+ * before. */
 static void
 own_fallback(struct hc_coll_op *op, const struct plan_run *x)
 {
@@ -264,8 +221,9 @@ apart(const uint8_t *a, uint64_t na, const uint8_t *b, uint64_t nb)
 	return b == NULL || a + na <= b || b + nb <= a;
 }
 
-/* Whether every SEND of x's plan that want() selects goes to a peer whose
- * flow allows zero copy (hct_zc_ok()); their bytes in *bytes. */
+/* Whether every SEND of x's plan of one kind (own: the fresh ones that read
+ * op->own, else the snap ones) goes to a peer whose flow allows zero copy
+ * (hct_zc_ok()); their bytes in *bytes. */
 static int
 zc_peers_ok(struct hc_coll_op *op, const struct plan_run *x, int own,
 	    uint64_t *bytes)
@@ -432,7 +390,7 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 		return -HC_ERR_NOMEM;
 	}
 	x->plan = *plan;
-	mark_fresh(x);
+	x->own_ok = hc_plan_mark_fresh(&x->plan, x->fresh);
 	own_fallback(op, x);
 	memcpy(x->wait, plan->ndeps, plan->len * sizeof(*x->wait));
 	x->algo = op->algo;

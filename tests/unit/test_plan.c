@@ -566,6 +566,84 @@ test_hd_fold(void)
 	hc_plan_free(&p);
 }
 
+/* hc_plan_mark_fresh: in every hd plan (n = 2..MAX_N, every rank, several
+ * counts) the fresh steps' ranges (the SENDs that read the send buffer,
+ * the RECV_REDs that are first reductions) are disjoint and cover the
+ * vector exactly once, and every other non-final step lies inside one
+ * earlier writer (return 1); exact marks at n = 5; a hand-made plan that
+ * reads a range written before only in part returns 0. */
+static void
+test_hd_fresh(void)
+{
+	static const uint64_t counts[] = { 1, 2, 7, 10, 1000, 4099 };
+	uint8_t fresh[64];
+	struct hc_plan p;
+	uint32_t n, r, i;
+	size_t c;
+	int rc;
+
+	for (n = 2; n <= MAX_N; n++)
+		for (r = 0; r < n; r++)
+			for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+				uint64_t count = counts[c], *hit;
+
+				make_plan(A_HD, &p, n, r, count, NULL, &rc);
+				CU_ASSERT_EQUAL_FATAL(rc, 0);
+				CU_ASSERT_FATAL(p.len <= sizeof(fresh));
+				CU_ASSERT_EQUAL(hc_plan_mark_fresh(&p, fresh),
+						1);
+				hit = calloc(count, sizeof(*hit));
+				CU_ASSERT_FATAL(hit != NULL);
+				for (i = 0; i < p.len; i++) {
+					uint64_t e;
+
+					if (!fresh[i])
+						continue;
+					for (e = p.s[i].first;
+					     e < p.s[i].first + p.s[i].len; e++)
+						hit[e]++;
+				}
+				for (i = 0; i < count; i++)
+					if (hit[i] != 1) {
+						CU_FAIL("fresh steps do not "
+							"cover every element "
+							"once");
+						break;
+					}
+				free(hit);
+				hc_plan_free(&p);
+			}
+	/* n = 5, 10 elements (test_hd_fold's plans): rank 0 sends its vector
+	 * (fresh), gets the result; rank 1 reduces it first (fresh), then
+	 * only partial sums; rank 4's first send and reduction are fresh. */
+	make_plan(A_HD, &p, 5, 0, 10, NULL, &rc);
+	CU_ASSERT_EQUAL(hc_plan_mark_fresh(&p, fresh), 1);
+	CU_ASSERT_EQUAL(fresh[0], 1);
+	CU_ASSERT_EQUAL(fresh[1], 0);
+	hc_plan_free(&p);
+	make_plan(A_HD, &p, 5, 1, 10, NULL, &rc);
+	CU_ASSERT_EQUAL(hc_plan_mark_fresh(&p, fresh), 1);
+	CU_ASSERT_EQUAL(fresh[0], 1);
+	for (i = 1; i < p.len; i++)
+		CU_ASSERT_EQUAL(fresh[i], 0);
+	hc_plan_free(&p);
+	make_plan(A_HD, &p, 5, 4, 10, NULL, &rc);
+	CU_ASSERT_EQUAL(hc_plan_mark_fresh(&p, fresh), 1);
+	CU_ASSERT_EQUAL(fresh[0], 1);
+	CU_ASSERT_EQUAL(fresh[1], 1);
+	for (i = 2; i < p.len; i++)
+		CU_ASSERT_EQUAL(fresh[i], 0);
+	hc_plan_free(&p);
+	/* A SEND of [0, 10) after a RECV_RED of [0, 5) only: refused. */
+	hc_plan_init(&p);
+	hc_plan_add(&p, HC_STEP_RECV_RED, 0, 1, 1, 0, 5);
+	hc_plan_add(&p, HC_STEP_SEND, 0, 1, 2, 0, 10);
+	CU_ASSERT_EQUAL(hc_plan_mark_fresh(&p, fresh), 0);
+	CU_ASSERT_EQUAL(fresh[0], 1);
+	CU_ASSERT_EQUAL(fresh[1], 0);
+	hc_plan_free(&p);
+}
+
 static void
 test_rd_exact(void)
 {
@@ -780,6 +858,8 @@ add_plan_suite(void)
 		{ "tree plans run, n 1..17", test_tree_runs },
 		{ "halving-doubling plans run, n 1..17", test_hd_runs },
 		{ "halving-doubling pre/post steps", test_hd_fold },
+		{ "halving-doubling: own contribution touched once first",
+		  test_hd_fresh },
 		{ "recursive-doubling plans run, n 1..17", test_rd_runs },
 		{ "recursive doubling, exact steps and operand order",
 		  test_rd_exact },
