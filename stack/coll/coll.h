@@ -64,6 +64,15 @@ extern const struct hc_algo hc_algo_p2p;
 #define HC_STEP_P2P     0xfffd
 #define HC_STEP_P2P_HDR 0xfffc
 
+/** Whether the byte ranges [a, a + na) and [b, b + nb) share no byte (b
+ *  NULL: no second range); the zero-copy set-ups (ring.c, plan_run.c) ask
+ *  it of the send buffer against the output and the work buffer. */
+static inline int
+hc_coll_apart(const uint8_t *a, uint64_t na, const uint8_t *b, uint64_t nb)
+{
+	return b == NULL || a + na <= b || b + nb <= a;
+}
+
 /** Whether a DATA packet with this step belongs to a send/receive. */
 static inline int
 hc_coll_step_p2p(uint16_t step)

@@ -214,13 +214,6 @@ own_fallback(struct hc_coll_op *op, const struct plan_run *x)
 	op->own = NULL;
 }
 
-/* Whether [a, a + na) and [b, b + nb) share no byte. */
-static int
-apart(const uint8_t *a, uint64_t na, const uint8_t *b, uint64_t nb)
-{
-	return b == NULL || a + na <= b || b + nb <= a;
-}
-
 /* Whether every SEND of x's plan of one kind (own: the fresh ones that read
  * op->own, else the snap ones) goes to a peer whose flow allows zero copy
  * (hct_zc_ok()); their bytes in *bytes. */
@@ -267,8 +260,8 @@ zc_setup(struct hc_coll_op *op, uint64_t snap)
 	if (snap >= HCT_ZC_MIN_BYTES && zc_peers_ok(op, x, 0, &b))
 		x->zc_snap = 1;
 	if (op->own != NULL && op->acc == op->dtype &&
-	    apart(op->own, all, op->recv, all) &&
-	    apart(op->own, all, op->work, op->total * op->acc_size) &&
+	    hc_coll_apart(op->own, all, op->recv, all) &&
+	    hc_coll_apart(op->own, all, op->work, op->total * op->acc_size) &&
 	    zc_peers_ok(op, x, 1, &own_bytes) &&
 	    own_bytes >= HCT_ZC_MIN_BYTES)
 		x->zc_own = 1;

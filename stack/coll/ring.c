@@ -174,13 +174,6 @@ unit_done(struct hc_coll_op *op, uint64_t unit)
 	hc_sched_maybe_done(op);
 }
 
-/* Whether [a, a + na) and [b, b + nb) share no byte. */
-static int
-apart(const uint8_t *a, uint64_t na, const uint8_t *b, uint64_t nb)
-{
-	return b == NULL || a + na <= b || b + nb <= a;
-}
-
 /* Most messages an op may have queued at once for zero copy: the shared
  * info's reference count is 16 bits, and counts them (at most one per
  * step and slice) besides the mbufs in flight (a window, the port's
@@ -204,8 +197,8 @@ zc_setup(struct hc_coll_op *op)
 	    hc_coll_zc_init(op) != 0)
 		return;
 	g->zc_own = op->own != NULL && op->acc == op->dtype &&
-		    apart(op->own, own, op->recv, own) &&
-		    apart(op->own, own, op->work, op->total * op->acc_size);
+		    hc_coll_apart(op->own, own, op->recv, own) &&
+		    hc_coll_apart(op->own, own, op->work, op->total * op->acc_size);
 }
 
 static int
