@@ -66,13 +66,26 @@ struct hc_port {
 	bool tx_multi_seg;           /**< the backend takes chained mbufs
 	                              *   (a header mbuf + a clone of the
 	                              *   payload: retransmission by clone) */
-	bool shm;                    /**< a shared-memory link between two
-	                              *   processes of this host (net_memif):
-	                              *   frames are copied by the CPU from
-	                              *   one process's memory into the
-	                              *   other's, no wire, NIC, switch or
-	                              *   kernel on the way (hct_hdr.h, "CRC
-	                              *   coverage") */
+	bool shm;                    /**< a shared-memory link to another
+	                              *   process of this host (net_memif,
+	                              *   hc_shm, net_virtio_user over a
+	                              *   vhost-user socket): frames are
+	                              *   copied by the CPU from one
+	                              *   process's memory into the other's,
+	                              *   no wire, NIC or kernel on the way
+	                              *   (hct_hdr.h, "CRC coverage") */
+	bool tx_any_memory;          /**< TX reads a frame's bytes through
+	                              *   their virtual address in this
+	                              *   process before tx_burst returns
+	                              *   (net_memif and hc_shm copy them
+	                              *   into the link's ring), so an mbuf
+	                              *   may point at any memory of the
+	                              *   program: zero-copy TX from user
+	                              *   memory (hct_zc_ok()). Not
+	                              *   net_virtio_user: its vhost-user
+	                              *   backend reads the frame later, by
+	                              *   address, in the DPDK memory it
+	                              *   mapped, which user memory is not */
 	uint16_t port_id;            /**< DPDK backend: ethdev port */
 	bool close_after_peer;       /**< DPDK backend: a memif server, which
 	                              *   closes only once its client has

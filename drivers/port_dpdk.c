@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_bus.h>
@@ -157,6 +158,30 @@ memif_wait_socket(const char *devargs, uint32_t wait_ms)
 	}
 }
 
+/* 1 when a net_virtio_user port's devargs name a vhost-user socket
+ * (path=FILE, a Unix socket: the backend is another process of this host
+ * that maps our memory, hc-vswitch under hc-launch), 0 for a character
+ * device (/dev/vhost-net, vhost-vdpa: a kernel or hardware backend) or
+ * anything else. */
+static bool
+virtio_user_socket(const char *devargs)
+{
+	const char *p = strstr(devargs, ",path=");
+	char path[108]; /* sun_path */
+	struct stat st;
+	size_t n;
+
+	if (p == NULL)
+		return false;
+	p += strlen(",path=");
+	n = strcspn(p, ",");
+	if (n == 0 || n >= sizeof(path))
+		return false;
+	memcpy(path, p, n);
+	path[n] = '\0';
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 /* sizeof(struct virtio_net_hdr_mrg_rxbuf), the header net_virtio_user puts
  * before each received frame in the mbuf (virtio spec 1.1, 5.1.6). */
 #define VIRTIO_NET_HDR_BYTES 12
@@ -232,8 +257,14 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 	port->rx_cksum = ec.rxmode.offloads != 0;
 	port->tx_multi_seg = ec.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	/* net_memif: rings in memory shared by the two processes, frames
-	 * copied in and out by the CPU (port.h shm). */
-	port->shm = memif;
+	 * copied in and out by the CPU; net_virtio_user over vhost-user: the
+	 * backend process copies them between its ports' mapped memory
+	 * (port.h shm). Only net_memif copies TX frames in tx_burst, from
+	 * any address (port.h tx_any_memory). */
+	port->shm = memif ||
+		    (strcmp(info.driver_name, "net_virtio_user") == 0 &&
+		     virtio_user_socket(devargs));
+	port->tx_any_memory = memif;
 
 	rc = rte_eth_dev_configure(id, 1, 1, &ec);
 	if (rc == 0)

@@ -602,6 +602,7 @@ hc_port_open_shm(struct hc_port *port, const char *devargs,
 	 * link (shm) the transport leaves the UDP checksum 0. */
 	port->tx_multi_seg = true;
 	port->shm = true;
+	port->tx_any_memory = true;
 	if (a.has_mac)
 		port->mac = a.mac;
 	else

@@ -232,6 +232,21 @@ hc_net_route_trusted(const struct hc_net *net, uint32_t dst,
 	       hc_port_bytes_trusted(net->ports[r->port], dir);
 }
 
+/**
+ * 1 when the route of dst (host order) leaves by a port whose TX reads a
+ * frame's bytes by their address in this process (port.h tx_any_memory:
+ * net_memif, hc_shm), so a frame may point at any memory of the program
+ * (the transport's zero-copy TX, hct_zc_ok()).
+ */
+static inline int
+hc_net_route_any_memory(const struct hc_net *net, uint32_t dst)
+{
+	struct hc_net_route tmp;
+	const struct hc_net_route *r = hc_net_route_get(net, dst, &tmp);
+
+	return r->port < net->nports && net->ports[r->port]->tx_any_memory;
+}
+
 /** Process one frame received on port 0; consumes m. */
 void hc_net_input(struct hc_net *net, struct rte_mbuf *m);
 

@@ -104,6 +104,7 @@ hct_init(struct hct *t, struct hc_net *net, const struct hc_clock *clk,
 			f->cov_rx_ok = hc_net_route_trusted(net, f->peer_ip,
 							    HC_FAULT_RX);
 		}
+		f->zc_port_ok = hc_net_route_any_memory(net, f->peer_ip);
 		t->n_init++;
 		f->slots = calloc(size, sizeof(*f->slots));
 		f->rcv_bits = calloc((size + 63) / 64, sizeof(uint64_t));

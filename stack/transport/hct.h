@@ -326,6 +326,10 @@ struct hct_flow {
 	uint8_t cov_tx_ok;
 	uint8_t cov_rx_ok;
 	uint8_t peer_cov_accept;
+	/** The route to the peer leaves by a port whose TX reads any memory
+	 *  of the program (port.h tx_any_memory): zero-copy TX may point an
+	 *  mbuf at user memory (hct_zc_ok()). */
+	uint8_t zc_port_ok;
 	uint64_t last_rx_ns;     /**< last valid packet from the peer */
 	uint64_t last_probe_ns;  /**< last keepalive probe we sent */
 	int hello_acked;         /**< the peer confirmed our nonce */
@@ -591,9 +595,10 @@ uint32_t hct_flow_window(const struct hct *t, const struct hct_flow *f);
 
 /** 1 when a DATA packet to peer of a message with zc set goes zero copy
  *  now (its payload HCT_ZC_MIN_BYTES or more): zero_copy_tx auto, every
- *  port takes chained mbufs, no authentication tag, and the flow sends
+ *  port takes chained mbufs, no authentication tag, the flow sends
  *  header-only CRC (a trusted shared-memory link whose TX injector
- *  alters no byte, accepted by the peer). */
+ *  alters no byte, accepted by the peer) and its port's TX reads any
+ *  memory of the program (net_memif, hc_shm; not net_virtio_user). */
 int hct_zc_ok(const struct hct *t, uint32_t peer);
 
 /** Drop one reference of a zero-copy message's shared info (struct

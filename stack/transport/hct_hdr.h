@@ -94,10 +94,12 @@ enum hct_type {
  *
  * The CRC32C protects packets against corruption on a wire, a NIC, a
  * switch or a kernel path that the UDP checksum (sent as 0) would not
- * catch (hct_crc_seal()). A shared-memory link (net_memif) has none of
- * these: a frame is copied from one process's memory into a ring and out
- * of it into the other's, by the CPU, as any other memory copy of the
- * program; NCCL's and Open MPI's shared-memory transports carry no
+ * catch (hct_crc_seal()). A shared-memory link (net_memif, hc_shm,
+ * net_virtio_user over a vhost-user socket: drivers/port.h shm) has none
+ * of these: a frame is copied from one process's memory into a ring and
+ * out of it into the other's (or by the vhost-user switch from one
+ * process's mapped memory into the other's), by the CPU, as any other
+ * memory copy of the program; NCCL's and Open MPI's shared-memory transports carry no
  * checksum either. On such a link the payload's two CRC passes (one per
  * end, ~0.39 us each per 8.9 KB packet here) buy nothing, so a DATA
  * packet covers only its header there (HCT_COV_HDR): the 104 bytes with

@@ -47,7 +47,8 @@ static inline int
 zc_flow_ok(const struct hct *t, const struct hct_flow *f)
 {
 	return t->conf.zero_copy_tx == HCT_ZC_TX_AUTO && t->net->tx_chains &&
-	       !t->conf.auth && f->cov_tx_ok && f->peer_cov_accept;
+	       !t->conf.auth && f->cov_tx_ok && f->peer_cov_accept &&
+	       f->zc_port_ok;
 }
 
 int

@@ -201,6 +201,9 @@ static struct hct_cc_conf cc_conf;
  * and fault probabilities set on each port's injector before hct_init. */
 static struct {
 	int shm[2];
+	int no_any_memory[2];    /* a shm port whose TX does not read any
+	                          * memory (port.h tx_any_memory: as
+	                          * net_virtio_user's) */
 	int shm_crc;             /* enum hct_shm_crc */
 	int zero_copy_tx;        /* enum hct_zc_tx */
 	double corrupt_tx[2];    /* HC_FAULT_CORRUPT on TX, every class */
@@ -559,6 +562,9 @@ ep_stack_init(struct ep *e, uint32_t nonce, uint32_t initial_psn)
 	unsigned int c;
 
 	e->tw.port.shm = shm_conf.shm[e->rank] != 0;
+	/* The test wire copies every frame's bytes as it is sent. */
+	e->tw.port.tx_any_memory = e->tw.port.shm &&
+				   !shm_conf.no_any_memory[e->rank];
 	for (c = 0; c < CLS_N; c++) {
 		hc_fault_set(&e->tw.port.fault, HC_FAULT_TX, c,
 			     HC_FAULT_CORRUPT, shm_conf.corrupt_tx[e->rank]);
@@ -2622,7 +2628,10 @@ out:
 /* 18b: copied, not zero copy, in every case one condition fails: (0) the
  * message is not flagged; (1) zero_copy_tx off; (2) rank 0's port is not
  * shared memory (full CRC); (3) rank 0's TX injector may corrupt; (4)
- * the peer does not accept header-only (its port not shm). The bytes are
+ * the peer does not accept header-only (its port not shm); (5) rank 0's
+ * port is shared memory whose TX does not read any memory of the program
+ * (port.h tx_any_memory false, as net_virtio_user's): header-only CRC,
+ * but copied. The bytes are
  * exact, no frame carries external memory, and a flagged message's
  * callback still runs once, when it is cut (its queued reference). */
 static void
@@ -2639,6 +2648,8 @@ zc_copy_case(int which)
 		shm_conf.corrupt_tx[0] = 1e-9;
 	if (which == 4)
 		shm_conf.shm[1] = 0;
+	if (which == 5)
+		shm_conf.no_any_memory[0] = 1;
 	if (one_begin(&r, LOSE_LEN, 70 + which, NULL) != 0)
 		goto out;
 	if (which != 0)
@@ -2648,7 +2659,7 @@ zc_copy_case(int which)
 	CU_ASSERT_EQUAL(r.fa->stats.data_tx_zc, 0);
 	CU_ASSERT_EQUAL(g.wire.ext_data[0], 0);
 	CU_ASSERT_EQUAL(r.fa->stats.data_tx_hdr_cov,
-			which <= 1 ? r.npkts : 0);
+			which <= 1 || which == 5 ? r.npkts : 0);
 	if (which != 0) {
 		CU_ASSERT_EQUAL(zcs.calls, 1);
 		CU_ASSERT_EQUAL(rte_mbuf_ext_refcnt_read(&zcs.sh), 0);
@@ -2662,6 +2673,7 @@ static void test_zc_off(void) { zc_copy_case(1); }
 static void test_zc_not_shm(void) { zc_copy_case(2); }
 static void test_zc_tx_fault(void) { zc_copy_case(3); }
 static void test_zc_peer_full(void) { zc_copy_case(4); }
+static void test_zc_not_any_memory(void) { zc_copy_case(5); }
 
 /* 18c: the references of a message dropped before it was cut: (0)
  * cancelled (hct_cancel_owner) while packets are in flight: released
@@ -2767,6 +2779,8 @@ static CU_TestInfo transport_tests[] = {
 	{ "18d sender port not shm: copied", test_zc_not_shm },
 	{ "18e TX injector may corrupt: copied", test_zc_tx_fault },
 	{ "18f peer does not accept header-only: copied", test_zc_peer_full },
+	{ "18f2 shm port whose TX reads only DPDK memory (virtio_user): "
+	  "header-only CRC, copied", test_zc_not_any_memory },
 	{ "18g cancelled while in flight: released after the ACKs",
 	  test_zc_cancel },
 	{ "18h peer lost: released", test_zc_peer_lost },
