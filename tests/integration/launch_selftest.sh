@@ -300,6 +300,41 @@ case_config_only() {
 	expect_rc 2
 }
 
+# --pmd virtio: the launcher's [transport] bdp_bytes (launch_transport_keys)
+# merged into the extra config's [transport] section, a section of its own
+# without one, and the extra config's own value kept; none on tap.
+case_fabric_keys() {
+	NAME=fabric
+	local f=$work/fabric-extra.ini g=$work/fabric-own.ini c n
+	printf '[engine]\nidle = yield\n[transport]\nwindow_pkts = 64\n[fault]\nseed = 7\n' >"$f"
+	printf '[transport]\nbdp_bytes = 250000\n' >"$g"
+	HC_LAUNCH_CONFIG_EXTRA=$f run_launch fabric 20 -n 2 --pmd virtio \
+		--config-only "$work/fab1"
+	expect_rc 0
+	c=$work/fab1/hc.ini
+	[[ $(ini_get "$c" transport bdp_bytes) == 1000000 ]] ||
+		fail "virtio: bdp_bytes '$(ini_get "$c" transport bdp_bytes)', want 1000000"
+	[[ $(ini_get "$c" transport window_pkts) == 64 ]] || fail "window_pkts lost"
+	[[ $(ini_get "$c" fault seed) == 7 ]] || fail "[fault] seed lost"
+	n=$(grep -c '^\[transport\]$' "$c")
+	((n == 1)) || fail "$n [transport] sections"
+	HC_LAUNCH_CONFIG_EXTRA=$g run_launch fabric 20 -n 2 --pmd virtio \
+		--config-only "$work/fab2"
+	expect_rc 0
+	[[ $(ini_get "$work/fab2/hc.ini" transport bdp_bytes) == 250000 ]] ||
+		fail "virtio: the extra config's bdp_bytes 250000 not kept"
+	[[ $(grep -c '^bdp_bytes' "$work/fab2/hc.ini") == 1 ]] ||
+		fail "bdp_bytes given twice"
+	run_launch fabric 20 -n 2 --pmd virtio --config-only "$work/fab3"
+	expect_rc 0
+	[[ $(ini_get "$work/fab3/hc.ini" transport bdp_bytes) == 1000000 ]] ||
+		fail "virtio without extra config: no [transport] bdp_bytes"
+	run_launch fabric 20 -n 2 --pmd tap --config-only "$work/fab4"
+	expect_rc 0
+	! grep -q '^\[transport\]' "$work/fab4/hc.ini" ||
+		fail "tap: a [transport] section the user did not give"
+}
+
 case_prefix() {
 	NAME=prefix
 	local p r
@@ -659,7 +694,7 @@ EOF
 }
 
 # ---------------------------------------------------------------- main
-all=(help usage_errors config_only prefix env_config eal_args exit_status
+all=(help usage_errors config_only fabric_keys prefix env_config eal_args exit_status
 	grace_kill sigint sigterm sigkill stdin timeout build_bin dpdk_testpmd)
 if (($#)); then
 	cases=("$@")
