@@ -301,6 +301,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 	p->host_delay_ns = 0;
 	p->cov = HCT_COV_FULL; /* DATA: the caller sets its coverage */
 	p->cov_accept = 0;
+	p->flags2 = 0;
 	if (type == HCT_TYPE_HELLO || type == HCT_TYPE_HELLO_ACK) {
 		p->cov_accept = f->cov_rx_ok;
 		p->flags = t->conf.always_on ? HCT_F_ALWAYS_ON : 0;
@@ -330,6 +331,7 @@ hct_fill_common(struct hct *t, struct hct_flow *f, struct hct_pkt *p,
 						     (uint64_t)UINT32_MAX);
 	f->rx_unacked = 0;
 	f->ack_now = 0;
+	f->ack_due_ns = 0;
 }
 
 /* Total credit of a receiver, full-size packets. */

@@ -16,7 +16,9 @@
  * time-based loss detection and a tail-loss probe (RFC 8985, loss.c).
  * Receiver: cumulative ACK + 128-bit SACK bitmap, one ACK per
  * flow per RX burst (or every ack_every DATA packets, or at once on a
- * hole or a duplicate); duplicates are re-acknowledged and dropped, so the
+ * hole or a duplicate; the end of a message whose sender said it had
+ * nothing more queued, HCT_F2_TX_IDLE, is held up to ack_delay_ns and a
+ * quarter of the fabric RTT for DATA of ours to carry its ACK); duplicates are re-acknowledged and dropped, so the
  * layer above sees every DATA packet exactly once.
  *
  * Membership: every rank draws a random nonce per incarnation. HELLO /
@@ -186,6 +188,12 @@ struct hct_conf {
 	uint64_t rto_max_ns;
 	uint32_t retry_max;       /**< consecutive RTOs before peer lost */
 	uint32_t ack_every;       /**< DATA packets per ACK at most */
+	uint64_t ack_delay_ns;    /**< [transport] ack_delay_us: how long a
+	                           *   receiver may hold the ACK of a
+	                           *   message's end whose sender said
+	                           *   HCT_F2_TX_IDLE, for its own DATA to
+	                           *   carry it; the sender's tail-loss probe
+	                           *   waits that much longer. 0: at once */
 	uint64_t hello_interval_ns;
 	uint32_t nonce;           /**< this incarnation, non-zero */
 	uint64_t start_ns;        /**< wall-clock start of this incarnation
@@ -373,6 +381,8 @@ struct hct_flow {
 	uint64_t *rcv_bits;      /**< window bitmap, indexed psn & mask */
 	uint32_t rx_unacked;     /**< DATA received since our last ACK */
 	int ack_now;
+	uint64_t ack_due_ns;     /**< a held ACK (HCT_F2_TX_IDLE, ack_delay)
+	                          *   goes no later than this; 0: none held */
 	int rnr;                 /**< we refused DATA: say so in the next ACK */
 	uint64_t echo_ts_ns;     /**< ts_ns of the last DATA received */
 	uint64_t echo_arrival_ns;
@@ -544,8 +554,9 @@ hct_rx_time(struct hct *t, uint64_t now)
 	t->rx_now_ns = now;
 }
 
-/** Earliest clock value (ns) at which hct_tick() or hct_tx() has data-path
- *  work: an RTO, RACK or TLP timer, or a paced packet that may go; 0 when
+/** Earliest clock value (ns) at which hct_tick(), hct_tx() or
+ *  hct_flush_acks() has data-path work: an RTO, RACK or TLP timer, a
+ *  paced packet that may go, or a held ACK's end; 0 when
  *  a queued packet may go now; UINT64_MAX when none (HELLO and keepalive
  *  timers are not included). For virtual-time drivers. */
 uint64_t hct_next_timer(const struct hct *t);

@@ -38,6 +38,8 @@ static const struct hc_cfg_key keys[] = {
 	  .def = 12, .min = 1, .max = 100 },
 	{ "transport", "ack_every", HC_CFG_U32, "packets", F(ack_every),
 	  .def = 16, .min = 1, .max = 1024 },
+	{ "transport", "ack_delay_us", HC_CFG_U64, "us", F(ack_delay_ns),
+	  .def = 20, .min = 0, .max = 1000, .mul = US },
 	{ "transport", "keepalive_ms", HC_CFG_U64, "ms", F(keepalive_ns),
 	  .def = 100, .min = 1, .max = 600000, .mul = MS },
 	{ "transport", "peer_timeout_ms", HC_CFG_U64, "ms", F(peer_timeout_ns),

@@ -43,6 +43,7 @@ hct_hdr_encode(const struct hct_pkt *p, void *buf)
 	w.offset = rte_cpu_to_be_64(p->offset);
 	w.cov = p->cov;
 	w.cov_accept = p->cov_accept;
+	w.flags2 = p->flags2;
 	memcpy(buf, &w, sizeof(w));
 }
 
@@ -95,6 +96,7 @@ hct_hdr_decode(const void *buf, uint32_t len, struct hct_pkt *p)
 	p->offset = rte_be_to_cpu_64(w.offset);
 	p->cov = w.cov;
 	p->cov_accept = w.cov_accept;
+	p->flags2 = w.flags2;
 	if (p->type == HCT_TYPE_DATA ? p->length != len - sizeof(w)
 				     : len != sizeof(w))
 		return -1;

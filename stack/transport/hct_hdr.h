@@ -15,7 +15,7 @@
  *  48 ts_ns(8)           56 ts_echo_ns(8)      64 host_delay_ns(4)
  *  68 comm_id(4)         72 coll_seq(4)        76 sig(4)
  *  80 step(2) credit(2)  84 length(4)          88 offset(8)
- *  96 crc(4)            100 cov(1) cov_accept(1) rsvd(2)
+ *  96 crc(4)            100 cov(1) cov_accept(1) flags2(1) rsvd(1)
  * A DATA packet's payload (length bytes) follows the header.
  * cov (CRC coverage, enum hct_cov): what the crc covers, HCT_COV_FULL
  * (0: header and payload, every packet of HCT v1 before the field) or
@@ -25,7 +25,8 @@
  * sender accepts HCT_COV_HDR DATA from the receiver of the HELLO, else
  * 0. Both lie before the end of the header and so inside the CRC: a
  * flipped cov or cov_accept fails the check like any other header bit.
- * rsvd: 0 on TX, ignored on RX.
+ * flags2: more flags (HCT_F2_*), 0 before they existed; unknown bits
+ * are ignored on RX. rsvd: 0 on TX, ignored on RX.
  * HELLO and HELLO_ACK carry the sender's world size in offset (0: not
  * said); a receiver of the same job with another world size drops it and
  * fails its set-up naming both sizes (C36: the ranks disagree). They
@@ -67,6 +68,13 @@ enum hct_type {
                               *   RNR NAK): DATA was refused for lack of
                               *   room; the peer is alive, retry later */
 #define HCT_F_LAST      0x10 /**< DATA: the last packet of its message */
+/** flags2, DATA with HCT_F_LAST: when it was cut, the sender had no other
+ *  DATA queued for this flow, so no window or credit of its waits for the
+ *  ACK: the receiver may hold that ACK up to [transport] ack_delay_us for
+ *  DATA of its own to carry it (a delayed ACK, RFC 1122 4.2.3.2, at µs
+ *  scale). Without it the receiver acknowledges a message's end at once,
+ *  as before the bit existed. */
+#define HCT_F2_TX_IDLE  0x01
 #define HCT_F_RETX      0x20 /**< DATA: a retransmission */
 #define HCT_F_ECE       0x40 /**< ACK: ecn_ce counts CE-marked DATA
                               *   (RFC 3168's ECN-Echo, with a count as
@@ -180,7 +188,8 @@ struct hct_wire_hdr {
 	rte_be32_t crc;
 	uint8_t cov;
 	uint8_t cov_accept;
-	rte_be16_t rsvd2;
+	uint8_t flags2;
+	uint8_t rsvd2;
 } __rte_packed;
 
 #define HCT_HDR_LEN 104
@@ -193,6 +202,7 @@ _Static_assert(offsetof(struct hct_wire_hdr, offset) == 88, "offset at 88");
 _Static_assert(offsetof(struct hct_wire_hdr, crc) == 96, "crc at 96");
 _Static_assert(offsetof(struct hct_wire_hdr, flags) == 2, "flags at 2");
 _Static_assert(offsetof(struct hct_wire_hdr, cov) == 100, "cov at 100");
+_Static_assert(offsetof(struct hct_wire_hdr, flags2) == 102, "flags2 at 102");
 _Static_assert(offsetof(struct hct_wire_hdr, cov_accept) == 101,
 	       "cov_accept at 101");
 _Static_assert(HCT_TAG_LEN == 16 && HCT_TAG_LEN % 8 == 0,
@@ -232,6 +242,7 @@ struct hct_pkt {
 	uint8_t cov;            /**< enum hct_cov: what crc covers */
 	uint8_t cov_accept;     /**< HELLO, HELLO_ACK: 1 when the sender
 	                         *   accepts HCT_COV_HDR DATA from us */
+	uint8_t flags2;         /**< HCT_F2_* */
 };
 
 /** Write p as a wire header into buf (HCT_HDR_LEN bytes, any alignment).
@@ -280,7 +291,7 @@ hct_put64(uint8_t *h, size_t off, uint64_t v)
  * Write a packet's header to h (HCT_HDR_LEN bytes, any alignment): the
  * template tmpl copied, then p's per-packet fields (type, flags, prio,
  * ecn_ce, psn, ack_psn, sack, ts_ns, ts_echo_ns, host_delay_ns, comm_id,
- * coll_seq, sig, step, credit, length, offset, cov, cov_accept) stored
+ * coll_seq, sig, step, credit, length, offset, cov, cov_accept, flags2) stored
  * over it; p's
  * flow-constant fields are not read, and crc is left 0 for
  * hct_crc_seal(). Equals hct_hdr_encode() of the whole packet
@@ -310,6 +321,7 @@ hct_tmpl_patch(uint8_t *h, const uint8_t *tmpl, const struct hct_pkt *p)
 	hct_put64(h, HCT_OFF(offset), p->offset);
 	h[HCT_OFF(cov)] = p->cov;
 	h[HCT_OFF(cov_accept)] = p->cov_accept;
+	h[HCT_OFF(flags2)] = p->flags2;
 }
 
 /** The coverage byte of a packet's header (HCT_HDR_LEN bytes at pkt). */

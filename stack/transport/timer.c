@@ -149,5 +149,9 @@ hct_next_timer(const struct hct *t)
 		TAILQ_FOREACH(f, &t->txlist[c], txlink[c])
 			if (f->state != HCT_FLOW_LOST)
 				next = RTE_MIN(next, hct_cc_next_send(t, f));
+	/* Held ACKs (rx.c ack_hold_ns): the few flows on the ACK list. */
+	TAILQ_FOREACH(f, &t->acklist, acklink)
+		if (f->ack_due_ns != 0)
+			next = RTE_MIN(next, f->ack_due_ns);
 	return next;
 }

@@ -62,6 +62,7 @@ sample_data(struct hct_pkt *p)
 	p->offset = 0x0123456789abcdefULL;
 	p->cov = HCT_COV_HDR;
 	p->cov_accept = 1;
+	p->flags2 = HCT_F2_TX_IDLE;
 }
 
 static void
@@ -102,6 +103,7 @@ test_data_round_trip(void)
 	CU_ASSERT_EQUAL(out.offset, 0x0123456789abcdefULL);
 	CU_ASSERT_EQUAL(out.cov, HCT_COV_HDR);
 	CU_ASSERT_EQUAL(out.cov_accept, 1);
+	CU_ASSERT_EQUAL(out.flags2, HCT_F2_TX_IDLE);
 }
 
 static void
@@ -149,7 +151,8 @@ test_wire_layout(void)
 	CU_ASSERT_EQUAL(be_at(buf, 96, 4), 0);		/* crc: not sealed */
 	CU_ASSERT_EQUAL(buf[100], HCT_COV_HDR);		/* cov */
 	CU_ASSERT_EQUAL(buf[101], 1);			/* cov_accept */
-	CU_ASSERT_EQUAL(be_at(buf, 102, 2), 0);		/* rsvd */
+	CU_ASSERT_EQUAL(buf[102], HCT_F2_TX_IDLE);	/* flags2 */
+	CU_ASSERT_EQUAL(buf[103], 0);			/* rsvd */
 	/* encode writes the header only, never the payload after it */
 	for (i = HCT_HDR_LEN; i < sizeof(buf); i++)
 		CU_ASSERT_EQUAL(buf[i], 0xa5);

@@ -824,7 +824,11 @@ check_exact(uint32_t n, uint64_t count, double loss, uint64_t seed)
 		CU_ASSERT(r.retransmits == 0);
 	} else {
 		CU_ASSERT(r.links.total.loss_drops > 0);
-		CU_ASSERT(r.retransmits > 0);
+		/* Retransmissions once DATA was lost: queue 0 (CS6) carries
+		 * the control class (ACK, HELLO), whose losses need none (n=2
+		 * at 0.1 %, seed 1 since the delayed ACK: 3 lost, all ACKs). */
+		if (r.links.total.loss_drops > r.links.queue[0].loss_drops)
+			CU_ASSERT(r.retransmits > 0);
 	}
 }
 

@@ -285,6 +285,7 @@ fill_pkt(struct hct_pkt *p, uint32_t seed, uint8_t type, uint32_t psn,
 	p->offset = x >> 1;
 	p->cov = (uint8_t)(seed & 1);        /* both coverages */
 	p->cov_accept = (uint8_t)(~seed & 1);
+	p->flags2 = (uint8_t)(seed * 29u);
 }
 
 /* HCT header: template + patch == hct_hdr_encode(), for several peers

@@ -195,6 +195,9 @@ static struct {
 
 /* Congestion control of the endpoints env_create() builds next. */
 static struct hct_cc_conf cc_conf;
+/* [transport] ack_delay_us of those endpoints, ns (0: none, as before
+ * the key existed). */
+static uint64_t ack_delay_conf;
 
 /* CRC coverage set-up of the endpoints env_create() builds next (hct_hdr.h
  * "CRC coverage"): whose port is a shared-memory link, the shm_crc key,
@@ -540,6 +543,7 @@ ep_stack_init(struct ep *e, uint32_t nonce, uint32_t initial_psn)
 		.rto_max_ns = 50 * HC_NS_PER_MS,
 		.retry_max = 5,
 		.ack_every = 4,
+		.ack_delay_ns = ack_delay_conf,
 		.hello_interval_ns = HC_NS_PER_MS,
 		/* Keepalive probes after 100 ms of silence (the config
 		 * default), longer than any quiet phase of a test; no peer
@@ -639,6 +643,7 @@ env_destroy(void)
 	CU_ASSERT_EQUAL(g.stuck, 0);
 	memset(&cc_conf, 0, sizeof(cc_conf));
 	memset(&shm_conf, 0, sizeof(shm_conf));
+	ack_delay_conf = 0;
 }
 
 /* ---- driving ------------------------------------------------------------- */
@@ -2675,6 +2680,83 @@ static void test_zc_tx_fault(void) { zc_copy_case(3); }
 static void test_zc_peer_full(void) { zc_copy_case(4); }
 static void test_zc_not_any_memory(void) { zc_copy_case(5); }
 
+/* 19: the delayed ACK of an idle sender's message end (HCT_F2_TX_IDLE,
+ * ack_delay_ns; rx.c ack_hold_ns). A first message measures the RTT;
+ * then a one-packet message from rank 0 with nothing queued behind it:
+ * (which 0) rank 1 sends no ACK for a quarter of its fabric RTT, and a
+ * message of its own sent within that carries the ACK (rank 0's snd_una
+ * moves with no ACK frame); (1) rank 1 has nothing to send: the ACK
+ * leaves when the hold is over, before rank 0's tail-loss probe (no
+ * probe); (2) ack_delay 0: no hold, the ACK leaves in the same poll; (3)
+ * a second message queued behind the first at rank 0: its first
+ * message's end does not say idle, acknowledged at once. */
+static uint8_t reply_buf[64];
+
+static void
+delack_case(int which)
+{
+	struct one r;
+	struct hct_msg m2, m3;
+	uint64_t acks0, hold, t0;
+
+	ack_delay_conf = which == 2 ? 0 : 20 * HC_NS_PER_US;
+	if (one_begin(&r, 1000, 90 + which, NULL) != 0)
+		goto out;
+	one_send(&r, 100 * HC_NS_PER_MS); /* rank 0's RTT to rank 1 */
+	/* rank 1 learns its fabric RTT from DATA of its own */
+	memset(reply_buf, 0x5a, sizeof(reply_buf));
+	msg_init(&m2, reply_buf, sizeof(reply_buf));
+	r.a->expect = 0;
+	CU_ASSERT_EQUAL(hct_send(&r.b->hct, 0, &m2), 0);
+	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
+	CU_ASSERT(r.fb->cc.fabric_srtt_ns >= 2 * LINK_NS);
+	hold = which == 2 ? 0 : RTE_MIN(ack_delay_conf,
+					 r.fb->cc.fabric_srtt_ns / 4);
+	CU_ASSERT(which == 2 || hold > 0);
+	/* the message under test: one packet */
+	msg_init(&r.msg, src_buf, 500);
+	if (which == 3) {
+		msg_init(&m3, src_buf + 500, 400);
+		m3.desc.offset = 500;
+	}
+	acks0 = r.fb->stats.acks_tx;
+	t0 = g.now;
+	CU_ASSERT_EQUAL(hct_send(&r.a->hct, 1, &r.msg), 0);
+	if (which == 3)
+		CU_ASSERT_EQUAL(hct_send(&r.a->hct, 1, &m3), 0);
+	run_for(LINK_NS + 1); /* the first packet arrives, rank 1 polls */
+	if (which >= 2) {
+		CU_ASSERT(r.fb->stats.acks_tx > acks0);
+		CU_ASSERT_EQUAL(r.fb->ack_due_ns, 0);
+	} else {
+		CU_ASSERT_EQUAL(r.fb->stats.acks_tx, acks0);
+		CU_ASSERT(r.fb->ack_due_ns > g.now);
+		CU_ASSERT(r.fb->ack_due_ns <= t0 + LINK_NS + 1 + hold);
+	}
+	if (which == 0) {
+		/* a reply within the hold carries the ACK */
+		CU_ASSERT_EQUAL(hct_send(&r.b->hct, 0, &m2), 0);
+		ep_poll(r.b);
+		CU_ASSERT_EQUAL(r.fb->ack_due_ns, 0);
+		CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
+		CU_ASSERT_EQUAL(r.fb->stats.acks_tx, acks0);
+	} else {
+		CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
+	}
+	if (which == 1)
+		CU_ASSERT_EQUAL(r.fb->stats.acks_tx, acks0 + 1);
+	CU_ASSERT_EQUAL(r.fa->snd_una, r.fa->snd_nxt);
+	CU_ASSERT_EQUAL(r.fa->stats.tlps + r.fa->stats.rtos, 0);
+	CU_ASSERT_EQUAL(retx_total(r.fa), 0);
+out:
+	env_destroy();
+}
+
+static void test_delack_reply(void) { delack_case(0); }
+static void test_delack_timeout(void) { delack_case(1); }
+static void test_delack_off(void) { delack_case(2); }
+static void test_delack_busy(void) { delack_case(3); }
+
 /* 18c: the references of a message dropped before it was cut: (0)
  * cancelled (hct_cancel_owner) while packets are in flight: released
  * once those are acknowledged; (1) the peer lost (every frame lost):
@@ -2781,6 +2863,12 @@ static CU_TestInfo transport_tests[] = {
 	{ "18f peer does not accept header-only: copied", test_zc_peer_full },
 	{ "18f2 shm port whose TX reads only DPDK memory (virtio_user): "
 	  "header-only CRC, copied", test_zc_not_any_memory },
+	{ "19 delayed ACK: an idle sender's message end, a reply carries it",
+	  test_delack_reply },
+	{ "19b delayed ACK: no reply, sent after the hold, no probe",
+	  test_delack_timeout },
+	{ "19c ack_delay 0: acknowledged at once", test_delack_off },
+	{ "19d sender not idle: acknowledged at once", test_delack_busy },
 	{ "18g cancelled while in flight: released after the ACKs",
 	  test_zc_cancel },
 	{ "18h peer lost: released", test_zc_peer_lost },
