@@ -131,6 +131,26 @@ wait_link(struct hc_port *port, uint32_t wait_ms, bool redial)
 	return -HC_ERR_LINK_DOWN;
 }
 
+/* The value of devargs' ",KEY=" (up to the next comma) as a socket path
+ * in path (sun_path's 108 bytes). @return 0, or -1 when absent, empty or
+ * too long. */
+static int
+devarg_path(const char *devargs, const char *key, char path[108])
+{
+	const char *p = strstr(devargs, key);
+	size_t n;
+
+	if (p == NULL)
+		return -1;
+	p += strlen(key);
+	n = strcspn(p, ",");
+	if (n == 0 || n >= 108)
+		return -1;
+	memcpy(path, p, n);
+	path[n] = '\0';
+	return 0;
+}
+
 /* Wait up to wait_ms for the socket file of a memif client's devargs
  * (socket=PATH; abstract sockets have no file and are not waited for):
  * its server creates it when it probes, and every start before that fails
@@ -138,20 +158,13 @@ wait_link(struct hc_port *port, uint32_t wait_ms, bool redial)
 static void
 memif_wait_socket(const char *devargs, uint32_t wait_ms)
 {
-	const char *p = strstr(devargs, ",socket=");
 	char path[108]; /* sun_path */
-	size_t n;
 	uint32_t waited = 0;
 
-	if (p == NULL || strstr(devargs, "role=client") == NULL ||
-	    strstr(devargs, "socket-abstract=no") == NULL)
+	if (strstr(devargs, "role=client") == NULL ||
+	    strstr(devargs, "socket-abstract=no") == NULL ||
+	    devarg_path(devargs, ",socket=", path) != 0)
 		return;
-	p += strlen(",socket=");
-	n = strcspn(p, ",");
-	if (n == 0 || n >= sizeof(path))
-		return;
-	memcpy(path, p, n);
-	path[n] = '\0';
 	while (access(path, F_OK) != 0 && waited < wait_ms) {
 		rte_delay_ms(10);
 		waited += 10;
@@ -166,20 +179,11 @@ memif_wait_socket(const char *devargs, uint32_t wait_ms)
 static bool
 virtio_user_socket(const char *devargs)
 {
-	const char *p = strstr(devargs, ",path=");
 	char path[108]; /* sun_path */
 	struct stat st;
-	size_t n;
 
-	if (p == NULL)
-		return false;
-	p += strlen(",path=");
-	n = strcspn(p, ",");
-	if (n == 0 || n >= sizeof(path))
-		return false;
-	memcpy(path, p, n);
-	path[n] = '\0';
-	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+	return devarg_path(devargs, ",path=", path) == 0 &&
+	       stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 /* sizeof(struct virtio_net_hdr_mrg_rxbuf), the header net_virtio_user puts

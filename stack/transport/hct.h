@@ -17,8 +17,9 @@
  * Receiver: cumulative ACK + 128-bit SACK bitmap, one ACK per
  * flow per RX burst (or every ack_every DATA packets, or at once on a
  * hole or a duplicate; the end of a message whose sender said it had
- * nothing more queued, HCT_F2_TX_IDLE, is held up to ack_delay_ns and a
- * quarter of the fabric RTT for DATA of ours to carry its ACK); duplicates are re-acknowledged and dropped, so the
+ * nothing more queued, HCT_F2_TX_IDLE, is held up to the smaller of
+ * ack_delay_ns and a quarter of the fabric RTT for DATA of ours to carry
+ * its ACK); duplicates are re-acknowledged and dropped, so the
  * layer above sees every DATA packet exactly once.
  *
  * Membership: every rank draws a random nonce per incarnation. HELLO /
@@ -192,8 +193,10 @@ struct hct_conf {
 	                           *   receiver may hold the ACK of a
 	                           *   message's end whose sender said
 	                           *   HCT_F2_TX_IDLE, for its own DATA to
-	                           *   carry it; the sender's tail-loss probe
-	                           *   waits that much longer. 0: at once */
+	                           *   carry it, and at most a quarter of its
+	                           *   fabric RTT (rx.c ack_hold_ns), so the
+	                           *   sender's 1.5-RTT tail-loss probe needs
+	                           *   no allowance. 0: at once */
 	uint64_t hello_interval_ns;
 	uint32_t nonce;           /**< this incarnation, non-zero */
 	uint64_t start_ns;        /**< wall-clock start of this incarnation

@@ -140,7 +140,7 @@ hct_tlp_arm(struct hct *t, struct hct_flow *f, uint64_t now)
 	    f->srtt_ns == 0)
 		return;
 	/* A tail that ends a message is acknowledged at once (rx.c; held
-	 * at most half a fabric RTT when it said HCT_F2_TX_IDLE): its
+	 * at most a quarter fabric RTT when it said HCT_F2_TX_IDLE): its
 	 * ACK is due one fabric RTT (the RTT minus the receiver's echoed
 	 * host delay, smoothed) after it left, with no delayed-ACK
 	 * allowance (WCDelAckT); the probe waits 1.5 of those, half an RTT

@@ -10,7 +10,6 @@
 #include "hct_internal.h"
 #include "log.h"
 
-/* RFC 6298 section 2: SRTT, RTTVAR and RTO from one RTT sample. */
 /* How long the ACK of a message's end that said HCT_F2_TX_IDLE may wait
  * for DATA of ours to carry it: ack_delay, and at most a quarter of our
  * fabric RTT to the peer (the smoothed RTT minus the receiver's echoed
@@ -28,6 +27,7 @@ ack_hold_ns(const struct hct *t, const struct hct_flow *f)
 	return RTE_MIN(t->conf.ack_delay_ns, f->cc.fabric_srtt_ns / 4);
 }
 
+/* RFC 6298 section 2: SRTT, RTTVAR and RTO from one RTT sample. */
 static void
 rtt_sample(struct hct *t, struct hct_flow *f, uint64_t rtt)
 {
@@ -233,6 +233,7 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	struct hct_data_desc d;
 	enum hct_rx_verdict v;
 	uint32_t psn = p->psn;
+	uint64_t hold;
 
 	if (hct_psn_lt(psn, f->rcv_nxt) || hct_rx_bit(t, f, psn)) {
 		f->stats.dup_rx++;
@@ -270,15 +271,16 @@ data_input(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	hct_credit_rx(t, f, now);
 	f->stats.bytes_rx += p->length;
 	hct_cc_rx_data(f, tos);
+	hold = (p->flags & HCT_F_LAST) && (p->flags2 & HCT_F2_TX_IDLE) ?
+	       ack_hold_ns(t, f) : 0;
 	if (psn != f->rcv_nxt || (p->flags & HCT_F_RETX)) {
 		f->ack_now = 1; /* a hole, or a retransmission: at once */
-	} else if ((p->flags & HCT_F_LAST) &&
-		   (p->flags2 & HCT_F2_TX_IDLE) && ack_hold_ns(t, f) != 0) {
+	} else if (hold != 0) {
 		/* The end of a message whose sender has nothing more queued
 		 * for us: hold the ACK a little for DATA of ours to carry it
 		 * (a back-to-back collective's next step). */
 		if (f->ack_due_ns == 0)
-			f->ack_due_ns = now + ack_hold_ns(t, f);
+			f->ack_due_ns = now + hold;
 	} else {
 		f->ack_due_ns = 0; /* the sender is busy: no holding */
 		if (p->flags & HCT_F_LAST)
