@@ -994,6 +994,14 @@ log_stats(struct hc_ctx *ctx)
 	       s.net_rx_drops, s.hct_data_tx, s.hct_data_rx, s.hct_retransmits,
 	       s.hct_rtos, s.hct_dup_rx, s.hct_acks_tx, s.hct_stray_rx,
 	       ctx->coll.stats.unexpected_held, ctx->hct.stats.rejected_rx);
+	HC_LOG(INFO, CORE, "rank %u: net rxdrop malformed %" PRIu64
+	       " cksum %" PRIu64 " fragment %" PRIu64 " not-ours %" PRIu64
+	       " proto %" PRIu64, ctx->rank,
+	       ctx->net.stats.rx_drops[HC_NET_DROP_MALFORMED],
+	       ctx->net.stats.rx_drops[HC_NET_DROP_CKSUM],
+	       ctx->net.stats.rx_drops[HC_NET_DROP_FRAGMENT],
+	       ctx->net.stats.rx_drops[HC_NET_DROP_NOT_OURS],
+	       ctx->net.stats.rx_drops[HC_NET_DROP_PROTO]);
 	HC_LOG(INFO, CORE, "rank %u: data tx per class control %" PRIu64
 	       " critical %" PRIu64 " normal %" PRIu64 " bulk %" PRIu64
 	       "; bulk forced %" PRIu64 " tx ring full %" PRIu64

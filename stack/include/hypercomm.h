@@ -571,9 +571,10 @@ struct hc_stats {
 	                             *   directions; see hc_fault_stats_get) */
 	uint64_t net_rx_drops;      /**< frames dropped by Ethernet/IPv4/UDP:
 	                             *   malformed, fragment, bad checksum,
-	                             *   not for us (an ARP announcement,
-	                             *   sender IP = target IP, is read
-	                             *   for the cache, not counted) */
+	                             *   not for us (ARP requests for other
+	                             *   stations and announcements, sender
+	                             *   IP = target IP, are read for the
+	                             *   cache, not counted) */
 	uint64_t arp_requests;      /**< ARP requests sent */
 	uint64_t icmp_echo_replies; /**< ping replies sent */
 	uint64_t hct_data_tx;       /**< HCT DATA packets sent, first copies */

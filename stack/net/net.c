@@ -204,11 +204,16 @@ arp_input(struct hc_net *net, struct hc_port *in, struct rte_mbuf *m,
 	hc_arp_update(&net->arp, sip, &sha, hc_clock_now(net->clk),
 		      tip == net->ip);
 	if (tip != net->ip || op != RTE_ARP_OP_REQUEST) {
-		/* An announcement (RFC 5227 2.3: sender = target IP, as
-		 * hc_net_announce sends them every 200 ms while a rank
-		 * meets its peers) was read for the cache above: not a drop,
-		 * so that drop counts say what was garbage (C38). */
-		if (tip != net->ip && tip != sip)
+		/* A request for another station (a peer of another job on
+		 * this segment resolving its own peers, every arp_retry_ms
+		 * until they start: C38) and an announcement (RFC 5227 2.3:
+		 * sender = target IP, as hc_net_announce sends them every
+		 * 200 ms while a rank meets its peers) are a broadcast
+		 * segment's normal traffic, read for the cache above
+		 * (RFC 826's merge): not drops, so that drop counts say what
+		 * was garbage. A reply for another station reached us only
+		 * by a flood or a forgery: counted. */
+		if (op != RTE_ARP_OP_REQUEST && tip != net->ip)
 			net->stats.rx_drops[HC_NET_DROP_NOT_OURS]++;
 		rte_pktmbuf_free(m);
 		return;
