@@ -178,6 +178,9 @@ hc_comm_fini(struct hc_comm *comm)
 	if (comm->registered)
 		hc_coll_remove_comm(comm->coll, comm);
 	hc_plan_run_cache_free(comm);
+	free(comm->work_cache);
+	comm->work_cache = NULL;
+	comm->work_cache_bytes = 0;
 	/* An ABORT broadcast may still be queued (a peer that never took
 	 * it): out of the transport's queues before its memory goes. */
 	if (comm->aborted && comm->abort_msgs != NULL && comm->coll != NULL &&

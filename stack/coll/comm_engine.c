@@ -240,6 +240,38 @@ prescale16(uint8_t *dst, const uint8_t *src, uint64_t count,
  * (tree, hier, rd), whose concurrent RECVs of one range leave no "first"
  * reduction to name, hd accumulating wider than dtype, and native AVG,
  * whose contributions are pre-scaled, still fill work first. */
+/* A work buffer of at least bytes for an op of comm, its capacity in
+ * *cap: the communicator's kept one (work_cache, coll.h) when it is large
+ * enough, else a new one; NULL: no memory. */
+static uint8_t *
+work_get(struct hc_comm *comm, size_t bytes, size_t *cap)
+{
+	uint8_t *w = comm->work_cache;
+
+	if (w != NULL && comm->work_cache_bytes >= bytes) {
+		*cap = comm->work_cache_bytes;
+		comm->work_cache = NULL;
+		comm->work_cache_bytes = 0;
+		return w;
+	}
+	*cap = bytes;
+	return malloc(bytes);
+}
+
+/* Give an op's work buffer (cap bytes) back: comm keeps the larger of it
+ * and the one it holds, the other is freed. */
+static void
+work_put(struct hc_comm *comm, uint8_t *w, size_t cap)
+{
+	if (comm->work_cache == NULL || comm->work_cache_bytes < cap) {
+		free(comm->work_cache);
+		comm->work_cache = w;
+		comm->work_cache_bytes = cap;
+	} else {
+		free(w);
+	}
+}
+
 static int
 prepare_buffers(struct hc_coll_op *op)
 {
@@ -309,7 +341,7 @@ prepare_buffers(struct hc_coll_op *op)
 		}
 		break;
 	}
-	op->work = malloc(op->total * op->acc_size);
+	op->work = work_get(comm, op->total * op->acc_size, &op->work_bytes);
 	if (op->work == NULL)
 		return -HC_ERR_NOMEM;
 	if (lazy)
@@ -609,8 +641,9 @@ hc_coll_op_end(struct hc_coll_op *op)
 		op->algo->fini(op);
 	op->algo_state = NULL;
 	if (op->work != NULL && op->work != op->recv)
-		free(op->work);
+		work_put(op->comm, op->work, op->work_bytes);
 	op->work = NULL;
+	op->work_bytes = 0;
 }
 
 enum hct_rx_verdict

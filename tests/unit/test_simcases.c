@@ -395,6 +395,83 @@ test_native_wire_bytes(void)
 	CU_ASSERT_EQUAL(bytes[1], (uint64_t)N * (N - 1) * RC * 2 + 4 * N);
 }
 
+/* The fp32-precision work buffer (coll.h, work_cache): an fp16 sum in
+ * fp32 precision accumulates in a buffer of count x 4 bytes, which the
+ * communicator keeps after the op; the next op of at most that size runs
+ * in that same buffer, a larger one gets a new buffer, kept instead; an
+ * fp32 sum (work is its output) leaves the kept one alone. Every result
+ * exact: inputs r + 1 + i % 7 on rank r, sums 3 + 2 (i % 7). */
+static void
+test_work_cache(void)
+{
+	enum { N = 2, BIG = 60000 };
+	static const uint64_t counts[] = { BIG / 2, BIG / 4, BIG, BIG };
+	static uint16_t in[N][BIG], out[N][BIG];
+	static float fin[N][BIG], fout[N][BIG];
+	struct hc_simrun *run = world_prec(N, HC_ALGO_RING, HC_PRECISION_FP32);
+	struct hc_comm *comm[N];
+	uint8_t *kept[N] = { NULL };
+	uint32_t r, k;
+
+	for (r = 0; r < N; r++) {
+		comm[r] = hc_comm_world(hc_simrun_ctx(run, r));
+		CU_ASSERT_PTR_NULL(comm[r]->work_cache);
+	}
+	for (k = 0; k < RTE_DIM(counts); k++) {
+		struct hc_request *req[N] = { NULL };
+		int status[N] = { 0 }, f32 = k == 3;
+		uint64_t count = counts[k], i, bad = 0;
+
+		for (r = 0; r < N; r++)
+			for (i = 0; i < count; i++) {
+				in[r][i] = hc_f32_to_f16((float)(r + 1 + i % 7));
+				fin[r][i] = (float)(r + 1 + i % 7);
+				out[r][i] = 0xffff;
+				fout[r][i] = -1;
+			}
+		for (r = 0; r < N; r++)
+			CU_ASSERT(hc_iallreduce(comm[r], f32 ? (void *)fin[r] :
+					(void *)in[r], f32 ? (void *)fout[r] :
+					(void *)out[r], count, f32 ?
+					HC_DTYPE_FLOAT32 : HC_DTYPE_FLOAT16,
+					HC_OP_SUM, NULL, &req[r]) == 0);
+		CU_ASSERT_FATAL(hc_simrun_wait(run, req, status, NULL,
+					       HC_NS_PER_S) == 0);
+		for (r = 0; r < N; r++) {
+			CU_ASSERT_EQUAL(status[r], 0);
+			for (i = 0; i < count; i++)
+				bad += f32 ? fout[r][i] != (float)(3 + 2 * (i % 7)) :
+					     out[r][i] != hc_f32_to_f16(
+						     (float)(3 + 2 * (i % 7)));
+			switch (k) {
+			case 0: /* kept after the first op */
+				CU_ASSERT_PTR_NOT_NULL(comm[r]->work_cache);
+				CU_ASSERT_EQUAL(comm[r]->work_cache_bytes,
+						count * sizeof(float));
+				kept[r] = comm[r]->work_cache;
+				break;
+			case 1: /* a smaller op ran in it and gave it back */
+				CU_ASSERT_PTR_EQUAL(comm[r]->work_cache, kept[r]);
+				CU_ASSERT_EQUAL(comm[r]->work_cache_bytes,
+						counts[0] * sizeof(float));
+				break;
+			default: /* the larger op's buffer, kept since */
+				CU_ASSERT_PTR_NOT_NULL(comm[r]->work_cache);
+				CU_ASSERT_EQUAL(comm[r]->work_cache_bytes,
+						(uint64_t)BIG * sizeof(float));
+				if (k == 2)
+					kept[r] = comm[r]->work_cache;
+				else
+					CU_ASSERT_PTR_EQUAL(comm[r]->work_cache,
+							    kept[r]);
+				break;
+			}
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+	}
+	hc_simrun_destroy(run);
+}
+
 static CU_TestInfo precision_tests[] = {
 	{ "native fp16 ring sum equals the per-hop-rounded reference; fp32 "
 	  "rounds once", test_native_ring_reference },
@@ -402,6 +479,8 @@ static CU_TestInfo precision_tests[] = {
 	  test_native_avg },
 	{ "native reduce-scatter sends half the bytes of fp32",
 	  test_native_wire_bytes },
+	{ "fp32-precision work buffer kept by the communicator, reused",
+	  test_work_cache },
 	CU_TEST_INFO_NULL,
 };
 
