@@ -264,8 +264,8 @@ struct hc_comm {
 	 *  same shape; NULL: none. Freed by hc_comm_fini. */
 	void *plan_cache;
 	/** Engine thread: the largest work buffer (struct hc_coll_op work,
-	 *  when acc != dtype: fp16/bf16 in fp32 precision, 8/16-bit integer
-	 *  sums) of the ops done so far, kept for the next op that needs one
+	 *  when acc != dtype: fp16/bf16 in fp32 precision, the AVG of 8- and
+	 *  32-bit integers) of the ops done so far, kept for the next op that needs one
 	 *  of at most work_cache_bytes; NULL: none. A buffer malloc'd per op
 	 *  is, past glibc's mmap threshold, fresh pages each time: measured
 	 *  on 2026-12-04 over memif, 2 ranks, a 64 MiB bf16 all-reduce took

@@ -223,23 +223,6 @@ prescale16(uint8_t *dst, const uint8_t *src, uint64_t count,
 	}
 }
 
-/* Fill op->work, the buffer the reduce-scatter phase accumulates in, and
- * say where this rank's own contribution is read (op->own).
- *
- * The ring and the chain read it straight from the send buffer: the first
- * reduction of each region computes work = incoming OP send (data.h), and
- * what a rank sends before it reduced anything comes from the send buffer
- * too (or, accumulating wider than dtype, from that region alone widened
- * into work), so an out-of-place collective copies nothing up front and
- * never writes the send buffer; in place, work is the send buffer and the
- * same kernels reduce into it. Halving-doubling does the same where it
- * accumulates in dtype: its reduce-scatter halves ranges, so the steps of
- * its plan that first read or first reduce a range are known (plan_run.c,
- * mark_fresh); measured at 4 ranks on 2 CPUs, the 8 MiB pre-copy was the
- * whole gap between out-of-place and in-place. The other plan algorithms
- * (tree, hier, rd), whose concurrent RECVs of one range leave no "first"
- * reduction to name, hd accumulating wider than dtype, and native AVG,
- * whose contributions are pre-scaled, still fill work first. */
 /* A work buffer of at least bytes for an op of comm, its capacity in
  * *cap: the communicator's kept one (work_cache, coll.h) when it is large
  * enough, else a new one; NULL: no memory. */
@@ -272,6 +255,23 @@ work_put(struct hc_comm *comm, uint8_t *w, size_t cap)
 	}
 }
 
+/* Fill op->work, the buffer the reduce-scatter phase accumulates in, and
+ * say where this rank's own contribution is read (op->own).
+ *
+ * The ring and the chain read it straight from the send buffer: the first
+ * reduction of each region computes work = incoming OP send (data.h), and
+ * what a rank sends before it reduced anything comes from the send buffer
+ * too (or, accumulating wider than dtype, from that region alone widened
+ * into work), so an out-of-place collective copies nothing up front and
+ * never writes the send buffer; in place, work is the send buffer and the
+ * same kernels reduce into it. Halving-doubling does the same where it
+ * accumulates in dtype: its reduce-scatter halves ranges, so the steps of
+ * its plan that first read or first reduce a range are known (plan_run.c,
+ * mark_fresh); measured at 4 ranks on 2 CPUs, the 8 MiB pre-copy was the
+ * whole gap between out-of-place and in-place. The other plan algorithms
+ * (tree, hier, rd), whose concurrent RECVs of one range leave no "first"
+ * reduction to name, hd accumulating wider than dtype, and native AVG,
+ * whose contributions are pre-scaled, still fill work first. */
 static int
 prepare_buffers(struct hc_coll_op *op)
 {
