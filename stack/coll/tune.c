@@ -2,6 +2,8 @@
 /* The alpha-beta cost model and the pick (tune.h). */
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "tune.h"
 
 static const char *const names[HC_ALGO__MAX] = {
@@ -122,6 +124,29 @@ hc_tune_pick(const struct hc_tune_shape *sh, const struct hc_tune *t,
 		}
 	}
 	return best;
+}
+
+void
+hc_tune_fit(uint32_t n, uint64_t small_ns, uint64_t small_bytes,
+	    uint64_t big_ns, uint64_t big_bytes, struct hc_tune *out)
+{
+	double small_step, big_step;
+
+	out->alpha_ns = out->beta_ns = 0;
+	if (n < 2 || big_bytes <= small_bytes)
+		return;
+	small_step = (double)small_ns / (n - 1);
+	big_step = (double)big_ns / (n - 1);
+	out->beta_ns = (big_step - small_step) /
+		       (double)(big_bytes - small_bytes);
+	if (out->beta_ns <= 0) { /* noise: see tune.h */
+		out->beta_ns = big_step / (double)big_bytes;
+		out->alpha_ns = RTE_MIN(small_step, big_step);
+		return;
+	}
+	out->alpha_ns = small_step - (double)small_bytes * out->beta_ns;
+	if (out->alpha_ns < 0)
+		out->alpha_ns = 0;
 }
 
 uint32_t

@@ -82,6 +82,38 @@ enum hc_algo_id hc_tune_pick(const struct hc_tune_shape *sh,
 			     const struct hc_tune *t, double bytes);
 
 /**
+ * alpha and beta from two timed ring all-gathers on n ranks (the tuner's
+ * probes, probe.c): one of small_bytes per rank that took small_ns, one
+ * of big_bytes per rank that took big_ns, each the quickest of several.
+ * A ring all-gather is n-1 steps, each one block from the left
+ * neighbour, so its time is (n-1) (alpha + bytes beta): two points, two
+ * unknowns. Both come from the same kind of timing, so a process
+ * descheduled for milliseconds while the flows came up (which inflates
+ * the SRTT) cannot skew one against the other.
+ *
+ * When the big probe was not slower per byte than the small one (noise:
+ * the small ones all ran in a slow moment), beta is the big probe's time
+ * per byte and alpha at most the big probe's time per step. Measured
+ * 2026-12-04 with the old estimate (alpha = half the SRTT after the
+ * probe barriers, beta = (T_big - (n-1) alpha) / ((n-1) bytes), at least
+ * 0): over virtio on 2 ranks, 3 runs of 58 got alpha 99 to 1847 us
+ * and beta 0, so recursive doubling (1 step, factor 2 at n = 2) won at
+ * every size, and rd at 32 MiB took 200-240 ms per all-reduce against
+ * 19-22 ms for the ring (0.16 against 1.7 GB/s busbw); under this rule
+ * such probes cap rd at the big probe's size.
+ *
+ * @param n           ranks (>= 2; else *out is all 0)
+ * @param small_ns    the small probe's time, ns
+ * @param small_bytes its bytes per rank (< big_bytes)
+ * @param big_ns      the big probe's time, ns
+ * @param big_bytes   its bytes per rank
+ * @param[out] out    alpha (ns per step, >= 0) and beta (ns per byte,
+ *                    > 0 when big_ns > 0)
+ */
+void hc_tune_fit(uint32_t n, uint64_t small_ns, uint64_t small_bytes,
+		 uint64_t big_ns, uint64_t big_bytes, struct hc_tune *out);
+
+/**
  * Sizes where the pick changes, scanning bytes = 1, 2, 4, ... 2^40 and
  * refining each change by bisection to the byte: out[i] is the smallest
  * size whose pick differs from that of the size before, from[i] and

@@ -128,17 +128,20 @@ struct hc_ctx {
  *  2^32 could collide). */
 #define HC_COMM_ID_TUNER 0xfffffffeu
 
-/** The probes (probe.c): barriers before alpha is read, timed
- *  all-gathers for beta (the best one counts), and the bytes each rank
- *  contributes to one of them. */
+/** The probes (probe.c): barriers that bring the flows up, then timed
+ *  ring all-gathers, small ones and big ones (the quickest of each
+ *  counts; hc_tune_fit makes alpha and beta of the two), and the bytes
+ *  each rank contributes to one of them. */
 #define HC_TUNE_PROBE_BARRIERS 8
-#define HC_TUNE_PROBE_GATHERS 2
+#define HC_TUNE_PROBE_SMALLS 8
+#define HC_TUNE_PROBE_SMALL_BYTES 8
+#define HC_TUNE_PROBE_GATHERS 3
 #define HC_TUNE_PROBE_BYTES 65536
 
 /**
  * Start the tuner's probes on ctx, once every peer answered: a state
- * machine (barriers, timed all-gathers, the all-gather that agrees on
- * alpha and beta; probe.c) that hc_engine_step steps, one collective at a
+ * machine (barriers, timed small and big all-gathers, the all-gather that
+ * agrees on alpha and beta; probe.c) that hc_engine_step steps, one collective at a
  * time on ctx->tuner, until hc_probe_done. Its outcome: the agreed alpha
  * and beta in every communicator of ctx (hc_coll_set_tune), logged at
  * INFO. On one rank it is done at once (no links: every cost 0).

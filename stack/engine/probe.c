@@ -2,23 +2,25 @@
 /*
  * The tuner's measurements at bring-up (engine.h, hc_probe_start), on a
  * communicator of its own so that the world's collective sequence starts
- * at 0 for the application:
- *   alpha, per peer: half the SRTT (RFC 6298 smoothing, transport) of the
- *     flow to it after PROBE_BARRIERS barriers, whose signatures go from
- *     every rank to every other one: a small-message round trip per peer;
- *   beta, per peer: a timed ring all-gather of PROBE_BYTES per rank, whose
- *     n-1 steps all come from the left neighbour: (T - (n-1) alpha) /
- *     ((n-1) PROBE_BYTES), the best of PROBE_GATHERS runs, T from the
- *     all-gather's submission to the step that finds it over.
+ * at 0 for the application: PROBE_BARRIERS barriers, whose signatures go
+ * from every rank to every other one (flows up, ARP done, the first RTT
+ * samples), then timed ring all-gathers, PROBE_SMALLS of PROBE_SMALL_BYTES
+ * per rank and PROBE_GATHERS of PROBE_BYTES, each timed from its
+ * submission to the step that finds it over; the quickest of each kind
+ * gives alpha and beta (hc_tune_fit, tune.h: n-1 steps, each one block
+ * from the left neighbour). Until 2026-12-04 alpha was half the flows'
+ * SRTT after the barriers; a rank descheduled while the flows came up
+ * inflated it past the big all-gather's time, beta came out 0 and
+ * recursive doubling won at every size (tune.h has the figures).
  * (PROBE_* are HC_TUNE_PROBE_* of engine.h.) Every rank then all-gathers
- * its (median alpha over its peers, beta) and all take the medians of the
- * gathered values: identical inputs, identical results, so every rank's
- * tuner picks alike. About 10 ms on tap.
+ * its (alpha, beta) and all take the medians of the gathered values:
+ * identical inputs, identical results, so every rank's tuner picks
+ * alike. About 10 ms on tap.
  *
  * One state machine for DPDK and simulated ranks, stepped by the engine
- * (hc_engine_step -> hc_probe_step): BARRIERS -> GATHERS -> AGREE -> DONE,
- * one collective in flight, submitted straight to the collectives layer
- * on the engine thread (no request, no waiting call). hc_init polls the
+ * (hc_engine_step -> hc_probe_step): BARRIERS -> SMALLS -> GATHERS ->
+ * AGREE -> DONE, one collective in flight, submitted straight to the
+ * collectives layer on the engine thread (no request, no waiting call). hc_init polls the
  * engine until it is done; the sim's runner starts it on every rank and
  * steps the network until all are (simrun.c).
  */
@@ -27,12 +29,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "engine.h"
 #include "log.h"
 
 enum hc_probe_state {
 	HC_PROBE_BARRIERS, /**< HC_TUNE_PROBE_BARRIERS barriers */
-	HC_PROBE_GATHERS,  /**< HC_TUNE_PROBE_GATHERS timed all-gathers */
+	HC_PROBE_SMALLS,   /**< HC_TUNE_PROBE_SMALLS timed all-gathers of
+	                    *   HC_TUNE_PROBE_SMALL_BYTES per rank */
+	HC_PROBE_GATHERS,  /**< HC_TUNE_PROBE_GATHERS timed all-gathers of
+	                    *   HC_TUNE_PROBE_BYTES per rank */
 	HC_PROBE_AGREE,    /**< the all-gather of every rank's (alpha, beta) */
 	HC_PROBE_DONE,
 };
@@ -45,7 +52,8 @@ struct hc_probe {
 	struct hc_coll_op op;   /**< the collective in flight */
 	uint64_t t0_ns;         /**< hc_probe_start, for the log */
 	uint64_t op_ns;         /**< op's submission */
-	uint64_t best_ns;       /**< quickest probe all-gather, ns */
+	uint64_t best_small_ns; /**< quickest small probe all-gather, ns */
+	uint64_t best_ns;       /**< quickest big probe all-gather, ns */
 	double mine[2];         /**< this rank's (alpha ns, beta ns/B) */
 	double *all;            /**< every rank's, 2 x n */
 	uint8_t *buf;           /**< the probe all-gathers': n + 1 blocks */
@@ -68,44 +76,6 @@ median(double *v, uint32_t n)
 		return 0;
 	qsort(v, n, sizeof(*v), dbl_cmp);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Alpha seen by this rank after the probe barriers: the median over its
- * tuner peers of half the flow's SRTT, ns (0 without a sample). */
-static double
-tune_alpha_here(struct hc_ctx *ctx)
-{
-	struct hc_comm *comm = &ctx->tuner;
-	double *v = calloc(comm->size, sizeof(*v)), alpha;
-	uint32_t i, k = 0;
-
-	if (v == NULL)
-		return 0;
-	for (i = 0; i < comm->size; i++) {
-		uint64_t srtt = __atomic_load_n(&ctx->hct.flows[comm->world[i]]
-						 .srtt_ns, __ATOMIC_RELAXED);
-
-		if (i != comm->rank && srtt != 0)
-			v[k++] = srtt / 2.0;
-	}
-	alpha = median(v, k);
-	free(v);
-	return alpha;
-}
-
-/* Beta from the best probe all-gather on n ranks that took best_ns:
- * (best_ns - (n-1) alpha_ns) / ((n-1) HC_TUNE_PROBE_BYTES), ns/byte, at
- * least 0 (0 for n < 2). */
-static double
-tune_beta_here(uint32_t n, uint64_t best_ns, double alpha_ns)
-{
-	double beta;
-
-	if (n < 2)
-		return 0;
-	beta = ((double)best_ns - (n - 1) * alpha_ns) /
-	       ((double)(n - 1) * HC_TUNE_PROBE_BYTES);
-	return beta < 0 ? 0 : beta;
 }
 
 /* Agree: mine = this rank's (alpha ns, beta ns/B), all = every tuner
@@ -160,6 +130,12 @@ probe_submit(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
 	if (p->state == HC_PROBE_BARRIERS)
 		rc = hc_coll_prepare(comm, op, HC_COLL_BARRIER, NULL, NULL, 0,
 				     HC_DTYPE_INT8, HC_OP_SUM, 0);
+	else if (p->state == HC_PROBE_SMALLS)
+		rc = hc_coll_prepare(comm, op, HC_COLL_ALLGATHER,
+				     p->buf + (uint64_t)comm->size *
+				     HC_TUNE_PROBE_BYTES, p->buf,
+				     HC_TUNE_PROBE_SMALL_BYTES, HC_DTYPE_UINT8,
+				     HC_OP_SUM, 0);
 	else if (p->state == HC_PROBE_GATHERS)
 		rc = hc_coll_prepare(comm, op, HC_COLL_ALLGATHER,
 				     p->buf + (uint64_t)comm->size *
@@ -193,16 +169,27 @@ probe_advance(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
 	case HC_PROBE_BARRIERS:
 		if (p->ended < HC_TUNE_PROBE_BARRIERS)
 			return;
-		p->mine[0] = tune_alpha_here(ctx);
 		break;
-	case HC_PROBE_GATHERS:
+	case HC_PROBE_SMALLS:
 		t = now - p->op_ns;
-		p->best_ns = t < p->best_ns ? t : p->best_ns;
+		p->best_small_ns = RTE_MIN(t, p->best_small_ns);
+		if (p->ended < HC_TUNE_PROBE_SMALLS)
+			return;
+		break;
+	case HC_PROBE_GATHERS: {
+		struct hc_tune here;
+
+		t = now - p->op_ns;
+		p->best_ns = RTE_MIN(t, p->best_ns);
 		if (p->ended < HC_TUNE_PROBE_GATHERS)
 			return;
-		p->mine[1] = tune_beta_here(ctx->tuner.size, p->best_ns,
-					    p->mine[0]);
+		hc_tune_fit(ctx->tuner.size, p->best_small_ns,
+			    HC_TUNE_PROBE_SMALL_BYTES, p->best_ns,
+			    HC_TUNE_PROBE_BYTES, &here);
+		p->mine[0] = here.alpha_ns;
+		p->mine[1] = here.beta_ns;
 		break;
+	}
 	case HC_PROBE_AGREE:
 		probe_finish(ctx, p, tune_agree(ctx, p->mine, p->all,
 						now - p->t0_ns));
@@ -242,7 +229,7 @@ hc_probe_start(struct hc_ctx *ctx, void *scratch)
 	/* One rank has no links: every cost is 0, the pick is the ring. */
 	p->state = n > 1 ? HC_PROBE_BARRIERS : HC_PROBE_DONE;
 	p->t0_ns = hc_clock_now(&ctx->clk);
-	p->best_ns = UINT64_MAX;
+	p->best_small_ns = p->best_ns = UINT64_MAX;
 	ctx->probe = p;
 	return 0;
 }

@@ -849,6 +849,46 @@ test_crossover(void)
 	}
 }
 
+/* hc_tune_fit: two timed ring all-gathers, (n-1)(alpha + bytes beta). */
+static void
+test_tune_fit(void)
+{
+	const struct hc_tune_shape s2 = { 2, 2, 1 };
+	struct hc_tune t;
+
+	/* n = 4, alpha 20 us, beta 0.5 ns/B: 8 B take 3 x 20004 ns, 65536 B
+	 * 3 x (20000 + 32768) ns */
+	hc_tune_fit(4, 3 * 20004, 8, 3 * 52768, 65536, &t);
+	CU_ASSERT_DOUBLE_EQUAL(t.beta_ns, 0.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t.alpha_ns, 20000, 1e-6);
+	/* The 2026-12-04 virtio case (tune.h): small probes slowed to 1.8 ms,
+	 * the big one 200 us. The old rule made beta 0 and rd the pick at
+	 * every size; here beta is the big probe's 200 us / 65536 B and
+	 * alpha at most its 200 us per step, so at n = 2 (rd alpha + 2 B
+	 * beta, ring 2 alpha + B beta) rd wins only below alpha / beta =
+	 * 65536 B and the ring from there on, 32 MiB included. */
+	hc_tune_fit(2, 1800000, 8, 200000, 65536, &t);
+	CU_ASSERT_DOUBLE_EQUAL(t.beta_ns, 200000.0 / 65536, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t.alpha_ns, 200000, 1e-6);
+	CU_ASSERT_EQUAL(hc_tune_pick(&s2, &t, 65535), HC_ALGO_RD);
+	CU_ASSERT_EQUAL(hc_tune_pick(&s2, &t, 65537), HC_ALGO_RING);
+	CU_ASSERT_EQUAL(hc_tune_pick(&s2, &t, 32 << 20), HC_ALGO_RING);
+	/* equal times: no slope either, the same fallback */
+	hc_tune_fit(3, 50000, 8, 50000, 65536, &t);
+	CU_ASSERT_DOUBLE_EQUAL(t.beta_ns, 25000.0 / 65536, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(t.alpha_ns, 25000, 1e-6);
+	/* an intercept below 0 (a small probe quicker than 8 B of beta) is
+	 * alpha 0 */
+	hc_tune_fit(2, 1, 8, 65537, 65536, &t);
+	CU_ASSERT(t.beta_ns > 0.99 && t.beta_ns < 1.01);
+	CU_ASSERT_EQUAL(t.alpha_ns, 0);
+	/* one rank, or sizes that do not make two points: all 0 */
+	hc_tune_fit(1, 100, 8, 1000, 65536, &t);
+	CU_ASSERT(t.alpha_ns == 0 && t.beta_ns == 0);
+	hc_tune_fit(2, 100, 8, 1000, 8, &t);
+	CU_ASSERT(t.alpha_ns == 0 && t.beta_ns == 0);
+}
+
 void
 add_plan_suite(void)
 {
@@ -867,6 +907,7 @@ add_plan_suite(void)
 		{ "two-level refuses unequal groups", test_hier_unequal },
 		{ "cost model values", test_cost_exact },
 		{ "tuner crossover", test_crossover },
+		{ "tuner fit of the two probes", test_tune_fit },
 		CU_TEST_INFO_NULL,
 	};
 

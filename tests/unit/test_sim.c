@@ -927,14 +927,18 @@ test_fault_dup(void)
 	CU_ASSERT(r.dup_rx > 0);
 }
 
-/* 0.1 % of frames corrupted: the checksums catch them, none delivered. */
+/* 1 % of frames corrupted: the checksums catch them, none delivered.
+ * (It was 0.1 %: about 7000 frames after bring-up made 2-3 corrupted
+ * ones, and when the tuner's probes grew by 9 all-gathers on 2026-12-04
+ * the same seed drew none in the measured window, so the test asserted
+ * luck; at 1 % it expects about 70.) */
 static void
 test_fault_corrupt(void)
 {
-	struct ar_opts o = { .seed = 1, .rules = "dir=tx,corrupt=0.1" };
+	struct ar_opts o = { .seed = 1, .rules = "dir=tx,corrupt=1" };
 	struct ar_result r;
 
-	check_fault("corrupt 0.1%", &o, &r);
+	check_fault("corrupt 1%", &o, &r);
 	CU_ASSERT(r.net_drops > 0);
 	CU_ASSERT(r.retransmits > 0);
 }
@@ -1140,7 +1144,7 @@ static CU_TestInfo fault_tests[] = {
 	{ "burst loss: exact", test_fault_burst },
 	{ "reorder: exact", test_fault_reorder },
 	{ "2% duplication: exact, duplicates discarded", test_fault_dup },
-	{ "0.1% corruption: caught by checksums, exact", test_fault_corrupt },
+	{ "1% corruption: caught by checksums, exact", test_fault_corrupt },
 	{ "C22 100% loss after set-up: PEER_LOST on every rank in bound",
 	  test_c22_total_loss },
 	{ "C23 5% drop + 2% dup + reorder: exact", test_fault_c23 },
