@@ -113,6 +113,17 @@ struct hc_coll_zc {
 	int orphan;             /**< the op ended: free at the release */
 };
 
+/** Engine thread: a buffer of at least bytes for an op of comm, its
+ *  capacity in *cap: the communicator's kept one (work_cache) when it is
+ *  large enough, else a new one (malloc). @return it, or NULL: no
+ *  memory. */
+uint8_t *hc_comm_buf_get(struct hc_comm *comm, size_t bytes, size_t *cap);
+
+/** Engine thread: give back an op buffer of cap bytes that no op and no
+ *  packet reads any more (NULL: nothing): comm keeps the larger of it
+ *  and the one it holds (work_cache), the other is freed. */
+void hc_comm_buf_put(struct hc_comm *comm, uint8_t *buf, size_t cap);
+
 /** Allocate op->zc (refcnt 0, the free callback). @return 0 or
  *  -HC_ERR_NOMEM. */
 int hc_coll_zc_init(struct hc_coll_op *op);
@@ -263,17 +274,23 @@ struct hc_comm {
 	 *  op (plan_run.c, struct plan_run), kept for the next op of the
 	 *  same shape; NULL: none. Freed by hc_comm_fini. */
 	void *plan_cache;
-	/** Engine thread: the largest work buffer (struct hc_coll_op work,
+	/** Engine thread: the largest op buffer of the ops done so far
+	 *  (hc_comm_buf_get/put): a work buffer (struct hc_coll_op work,
 	 *  when acc != dtype: fp16/bf16 in fp32 precision, the AVG of 8- and
-	 *  32-bit integers) of the ops done so far, kept for the next op that needs one
-	 *  of at most work_cache_bytes; NULL: none. A buffer malloc'd per op
+	 *  32-bit integers) or a recursive-doubling snapshot buffer
+	 *  (plan_run.c), kept for the next op that needs one of at most
+	 *  work_cache_bytes; NULL: none. A buffer malloc'd per op
 	 *  is, past glibc's mmap threshold, fresh pages each time: measured
 	 *  on 2026-12-04 over memif, 2 ranks, a 64 MiB bf16 all-reduce took
 	 *  613 ms against 26 ms for fp32, with 33k page faults per rank per
-	 *  op (its 128 MiB fp32 work buffer). Memory: one buffer per
+	 *  op (its 128 MiB fp32 work buffer); recursive doubling forced at
+	 *  32 MiB (fp32, 2 ranks, memif, 2026-12-04) took 149-169 ms per
+	 *  all-reduce against 7-23 ms at 16 MiB, most of its CPU in page
+	 *  faults of its fresh 32 MiB snapshot (glibc maps a block of 32
+	 *  MiB or more anew on every malloc). Memory: one buffer per
 	 *  communicator, the largest such op's count x acc bytes (reduce.h:
-	 *  2x a 16-bit float op's bytes, 8x an int8 AVG's). Freed by
-	 *  hc_comm_fini. */
+	 *  2x a 16-bit float op's bytes, 8x an int8 AVG's) or rd snapshot
+	 *  (log2 p x count x acc bytes, rd.c). Freed by hc_comm_fini. */
 	uint8_t *work_cache;
 	size_t work_cache_bytes;
 	struct hct_msg *abort_msgs;     /**< one per rank, for the broadcast */

@@ -223,11 +223,8 @@ prescale16(uint8_t *dst, const uint8_t *src, uint64_t count,
 	}
 }
 
-/* A work buffer of at least bytes for an op of comm, its capacity in
- * *cap: the communicator's kept one (work_cache, coll.h) when it is large
- * enough, else a new one; NULL: no memory. */
-static uint8_t *
-work_get(struct hc_comm *comm, size_t bytes, size_t *cap)
+uint8_t *
+hc_comm_buf_get(struct hc_comm *comm, size_t bytes, size_t *cap)
 {
 	uint8_t *w = comm->work_cache;
 
@@ -241,11 +238,11 @@ work_get(struct hc_comm *comm, size_t bytes, size_t *cap)
 	return malloc(bytes);
 }
 
-/* Give an op's work buffer (cap bytes) back: comm keeps the larger of it
- * and the one it holds, the other is freed. */
-static void
-work_put(struct hc_comm *comm, uint8_t *w, size_t cap)
+void
+hc_comm_buf_put(struct hc_comm *comm, uint8_t *w, size_t cap)
 {
+	if (w == NULL)
+		return;
 	if (comm->work_cache == NULL || comm->work_cache_bytes < cap) {
 		free(comm->work_cache);
 		comm->work_cache = w;
@@ -341,7 +338,8 @@ prepare_buffers(struct hc_coll_op *op)
 		}
 		break;
 	}
-	op->work = work_get(comm, op->total * op->acc_size, &op->work_bytes);
+	op->work = hc_comm_buf_get(comm, op->total * op->acc_size,
+				   &op->work_bytes);
 	if (op->work == NULL)
 		return -HC_ERR_NOMEM;
 	if (lazy)
@@ -611,6 +609,11 @@ hc_coll_zc_init(struct hc_coll_op *op)
 void
 hc_coll_op_end(struct hc_coll_op *op)
 {
+	/* First, while op->zc still says whether packets point into the
+	 * algorithm's buffers (plan_run.c keeps a released snapshot). */
+	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
+		op->algo->fini(op);
+	op->algo_state = NULL;
 	if (op->zc != NULL) {
 		/* Ended with packets still pointing into its buffers only
 		 * when forced (hc_finalize, a probe's end): the last
@@ -637,11 +640,8 @@ hc_coll_op_end(struct hc_coll_op *op)
 	free(op->vbounds);
 	op->vbounds = NULL;
 	op->vdispls = NULL;
-	if (op->algo != NULL && op->algo->fini != NULL && op->algo_state != NULL)
-		op->algo->fini(op);
-	op->algo_state = NULL;
 	if (op->work != NULL && op->work != op->recv)
-		work_put(op->comm, op->work, op->work_bytes);
+		hc_comm_buf_put(op->comm, op->work, op->work_bytes);
 	op->work = NULL;
 	op->work_bytes = 0;
 }

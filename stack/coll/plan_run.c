@@ -59,6 +59,8 @@ struct plan_run {
 	                       *   taken at issue (in issue order) */
 	uint64_t snap_used;   /**< bytes of snap handed out */
 	uint64_t snap_size;   /**< bytes of snap (the plan's snap SENDs) */
+	size_t snap_cap;      /**< bytes allocated at snap
+	                       *   (hc_comm_buf_get: at least snap_size) */
 	/* What the plan was made for (the communicator's cache, below):
 	 * with the communicator's size, rank, groups and slice size, which
 	 * do not change, these fix every algorithm's plan. */
@@ -286,9 +288,11 @@ run_first(struct hc_coll_op *op, struct plan_run *x)
 	hc_sched_maybe_done(op);
 }
 
-/* Free x and everything it holds (no op uses it). */
+/* Free x and everything it holds (no op uses it); its snapshot buffer
+ * goes back to comm (hc_comm_buf_put) when no packet reads it any more
+ * (released), else it is freed. */
 static void
-state_free(struct plan_run *x)
+state_free(struct hc_comm *comm, struct plan_run *x, int released)
 {
 	uint32_t i;
 
@@ -296,7 +300,10 @@ state_free(struct plan_run *x)
 		free(x->stage[i]);
 	free(x->stage);
 	free(x->fresh);
-	free(x->snap);
+	if (released)
+		hc_comm_buf_put(comm, x->snap, x->snap_cap);
+	else
+		free(x->snap);
 	hc_plan_free(&x->plan);
 	free(x->wait);
 	free(x->s.got);
@@ -334,7 +341,7 @@ void
 hc_plan_run_cache_free(struct hc_comm *comm)
 {
 	if (comm->plan_cache != NULL)
-		state_free(comm->plan_cache);
+		state_free(comm, comm->plan_cache, 1);
 	comm->plan_cache = NULL;
 }
 
@@ -366,8 +373,10 @@ hc_plan_run_start(struct hc_coll_op *op, struct hc_plan *plan)
 			snap += plan->s[i].len * (plan->s[i].final ?
 						  op->elem_size : op->acc_size);
 	}
+	/* From the communicator's kept buffer: rd forced on 32 MiB or more
+	 * took a fresh mapping and its page faults per op (coll.h). */
 	if (x != NULL && snap > 0)
-		x->snap = malloc(snap);
+		x->snap = hc_comm_buf_get(op->comm, snap, &x->snap_cap);
 	if (x == NULL || x->wait == NULL || x->stage == NULL ||
 	    x->fresh == NULL ||
 	    (snap > 0 && x->snap == NULL) ||
@@ -463,5 +472,6 @@ hc_plan_run_fini(struct hc_coll_op *op)
 		comm->plan_cache = x;
 		return;
 	}
-	state_free(x);
+	state_free(comm, x, hc_coll_op_complete(op) &&
+			    hc_coll_zc_released(op->zc));
 }
