@@ -130,16 +130,12 @@ probe_submit(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
 	if (p->state == HC_PROBE_BARRIERS)
 		rc = hc_coll_prepare(comm, op, HC_COLL_BARRIER, NULL, NULL, 0,
 				     HC_DTYPE_INT8, HC_OP_SUM, 0);
-	else if (p->state == HC_PROBE_SMALLS)
+	else if (p->state == HC_PROBE_SMALLS || p->state == HC_PROBE_GATHERS)
 		rc = hc_coll_prepare(comm, op, HC_COLL_ALLGATHER,
 				     p->buf + (uint64_t)comm->size *
 				     HC_TUNE_PROBE_BYTES, p->buf,
-				     HC_TUNE_PROBE_SMALL_BYTES, HC_DTYPE_UINT8,
-				     HC_OP_SUM, 0);
-	else if (p->state == HC_PROBE_GATHERS)
-		rc = hc_coll_prepare(comm, op, HC_COLL_ALLGATHER,
-				     p->buf + (uint64_t)comm->size *
-				     HC_TUNE_PROBE_BYTES, p->buf,
+				     p->state == HC_PROBE_SMALLS ?
+				     HC_TUNE_PROBE_SMALL_BYTES :
 				     HC_TUNE_PROBE_BYTES, HC_DTYPE_UINT8,
 				     HC_OP_SUM, 0);
 	else
