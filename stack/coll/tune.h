@@ -84,7 +84,8 @@ enum hc_algo_id hc_tune_pick(const struct hc_tune_shape *sh,
 /**
  * alpha and beta from two timed ring all-gathers on n ranks (the tuner's
  * probes, probe.c): one of small_bytes per rank that took small_ns, one
- * of big_bytes per rank that took big_ns, each the quickest of several.
+ * of big_bytes per rank that took big_ns, each the quickest of several
+ * runs of back-to-back ops, per op.
  * A ring all-gather is n-1 steps, each one block from the left
  * neighbour, so its time is (n-1) (alpha + bytes beta): two points, two
  * unknowns. Both come from the same kind of timing, so a process

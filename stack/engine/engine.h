@@ -128,14 +128,17 @@ struct hc_ctx {
  *  2^32 could collide). */
 #define HC_COMM_ID_TUNER 0xfffffffeu
 
-/** The probes (probe.c): barriers that bring the flows up, then timed
- *  ring all-gathers, small ones and big ones (the quickest of each
- *  counts; hc_tune_fit makes alpha and beta of the two), and the bytes
- *  each rank contributes to one of them. */
+/** The probes (probe.c): barriers that bring the flows up, then ring
+ *  all-gathers, small ones and big ones, timed in runs of back-to-back
+ *  ops (the quickest run of each kind counts, per op; hc_tune_fit makes
+ *  alpha and beta of the two), and the bytes each rank contributes to
+ *  one of them. */
 #define HC_TUNE_PROBE_BARRIERS 8
-#define HC_TUNE_PROBE_SMALLS 8
+#define HC_TUNE_PROBE_SMALLS 16
+#define HC_TUNE_PROBE_SMALL_RUN 8
 #define HC_TUNE_PROBE_SMALL_BYTES 8
-#define HC_TUNE_PROBE_GATHERS 3
+#define HC_TUNE_PROBE_GATHERS 4
+#define HC_TUNE_PROBE_GATHER_RUN 2
 #define HC_TUNE_PROBE_BYTES 65536
 
 /**

@@ -4,14 +4,21 @@
  * communicator of its own so that the world's collective sequence starts
  * at 0 for the application: PROBE_BARRIERS barriers, whose signatures go
  * from every rank to every other one (flows up, ARP done, the first RTT
- * samples), then timed ring all-gathers, PROBE_SMALLS of PROBE_SMALL_BYTES
- * per rank and PROBE_GATHERS of PROBE_BYTES, each timed from its
- * submission to the step that finds it over; the quickest of each kind
- * gives alpha and beta (hc_tune_fit, tune.h: n-1 steps, each one block
- * from the left neighbour). Until 2026-12-04 alpha was half the flows'
- * SRTT after the barriers; a rank descheduled while the flows came up
- * inflated it past the big all-gather's time, beta came out 0 and
- * recursive doubling won at every size (tune.h has the figures).
+ * samples), then ring all-gathers, PROBE_SMALLS of PROBE_SMALL_BYTES per
+ * rank and PROBE_GATHERS of PROBE_BYTES, back to back in runs of
+ * PROBE_SMALL_RUN and PROBE_GATHER_RUN, each run timed from its first
+ * op's submission to the step that finds its last one over; the quickest
+ * run of each kind, per op, gives alpha and beta (hc_tune_fit, tune.h:
+ * n-1 steps, each one block from the left neighbour). Runs, not single
+ * ops: a rank that submits an op after its peers finds their blocks
+ * there already and times it near 0 (measured over virtio, 2 ranks, the
+ * best of 8 single 8-byte all-gathers: alpha 1.1-1.5 us in 11 runs of 20,
+ * where an 8-byte all-reduce takes 17-25 us); in a run each op waits for
+ * the peers' previous one, so the skew counts once per run. Until
+ * 2026-12-04 alpha was half the flows' SRTT after the barriers; a rank
+ * descheduled while the flows came up inflated it past the big
+ * all-gather's time, beta came out 0 and recursive doubling won at every
+ * size (tune.h has the figures).
  * (PROBE_* are HC_TUNE_PROBE_* of engine.h.) Every rank then all-gathers
  * its (alpha, beta) and all take the medians of the gathered values:
  * identical inputs, identical results, so every rank's tuner picks
@@ -36,10 +43,12 @@
 
 enum hc_probe_state {
 	HC_PROBE_BARRIERS, /**< HC_TUNE_PROBE_BARRIERS barriers */
-	HC_PROBE_SMALLS,   /**< HC_TUNE_PROBE_SMALLS timed all-gathers of
-	                    *   HC_TUNE_PROBE_SMALL_BYTES per rank */
-	HC_PROBE_GATHERS,  /**< HC_TUNE_PROBE_GATHERS timed all-gathers of
-	                    *   HC_TUNE_PROBE_BYTES per rank */
+	HC_PROBE_SMALLS,   /**< HC_TUNE_PROBE_SMALLS all-gathers of
+	                    *   HC_TUNE_PROBE_SMALL_BYTES per rank, timed
+	                    *   in runs of HC_TUNE_PROBE_SMALL_RUN */
+	HC_PROBE_GATHERS,  /**< HC_TUNE_PROBE_GATHERS all-gathers of
+	                    *   HC_TUNE_PROBE_BYTES per rank, timed in runs
+	                    *   of HC_TUNE_PROBE_GATHER_RUN */
 	HC_PROBE_AGREE,    /**< the all-gather of every rank's (alpha, beta) */
 	HC_PROBE_DONE,
 };
@@ -52,8 +61,10 @@ struct hc_probe {
 	struct hc_coll_op op;   /**< the collective in flight */
 	uint64_t t0_ns;         /**< hc_probe_start, for the log */
 	uint64_t op_ns;         /**< op's submission */
-	uint64_t best_small_ns; /**< quickest small probe all-gather, ns */
-	uint64_t best_ns;       /**< quickest big probe all-gather, ns */
+	uint64_t run_ns;        /**< submission of the run's first op */
+	uint64_t best_small_ns; /**< small probe all-gather, ns: the
+	                         *   quickest run's time per op */
+	uint64_t best_ns;       /**< big probe all-gather, likewise */
 	double mine[2];         /**< this rank's (alpha ns, beta ns/B) */
 	double *all;            /**< every rank's, 2 x n */
 	uint8_t *buf;           /**< the probe all-gathers': n + 1 blocks */
@@ -150,6 +161,10 @@ probe_submit(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
 	op->cls = (uint8_t)HCT_CLASS_NORMAL;
 	op->deadline_ns = now + ctx->cfg.op_timeout_ms * HC_NS_PER_MS;
 	p->op_ns = now;
+	if (p->state != HC_PROBE_GATHERS ?
+	    p->ended % HC_TUNE_PROBE_SMALL_RUN == 0 :
+	    p->ended % HC_TUNE_PROBE_GATHER_RUN == 0)
+		p->run_ns = now;
 	p->live = 1;
 	hc_coll_submit(op);
 }
@@ -167,16 +182,20 @@ probe_advance(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
 			return;
 		break;
 	case HC_PROBE_SMALLS:
-		t = now - p->op_ns;
-		p->best_small_ns = RTE_MIN(t, p->best_small_ns);
+		if (p->ended % HC_TUNE_PROBE_SMALL_RUN == 0) {
+			t = (now - p->run_ns) / HC_TUNE_PROBE_SMALL_RUN;
+			p->best_small_ns = RTE_MIN(t, p->best_small_ns);
+		}
 		if (p->ended < HC_TUNE_PROBE_SMALLS)
 			return;
 		break;
 	case HC_PROBE_GATHERS: {
 		struct hc_tune here;
 
-		t = now - p->op_ns;
-		p->best_ns = RTE_MIN(t, p->best_ns);
+		if (p->ended % HC_TUNE_PROBE_GATHER_RUN == 0) {
+			t = (now - p->run_ns) / HC_TUNE_PROBE_GATHER_RUN;
+			p->best_ns = RTE_MIN(t, p->best_ns);
+		}
 		if (p->ended < HC_TUNE_PROBE_GATHERS)
 			return;
 		hc_tune_fit(ctx->tuner.size, p->best_small_ns,
