@@ -144,8 +144,8 @@ struct hc_ctx {
 /**
  * Start the tuner's probes on ctx, once every peer answered: a state
  * machine (barriers, timed small and big all-gathers, the all-gather that
- * agrees on alpha and beta; probe.c) that hc_engine_step steps, one collective at a
- * time on ctx->tuner, until hc_probe_done. Its outcome: the agreed alpha
+ * agrees on alpha and beta; probe.c) that hc_engine_step steps, one
+ * collective at a time on ctx->tuner, until hc_probe_done. Its outcome: the agreed alpha
  * and beta in every communicator of ctx (hc_coll_set_tune), logged at
  * INFO. On one rank it is done at once (no links: every cost 0).
  * Engine thread only (hc_init before the engine lcore starts, the sim's

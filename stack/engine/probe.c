@@ -27,8 +27,8 @@
  * One state machine for DPDK and simulated ranks, stepped by the engine
  * (hc_engine_step -> hc_probe_step): BARRIERS -> SMALLS -> GATHERS ->
  * AGREE -> DONE, one collective in flight, submitted straight to the
- * collectives layer on the engine thread (no request, no waiting call). hc_init polls the
- * engine until it is done; the sim's runner starts it on every rank and
+ * collectives layer on the engine thread (no request, no waiting call).
+ * hc_init polls the engine until it is done; the sim's runner starts it on every rank and
  * steps the network until all are (simrun.c).
  */
 #include <inttypes.h>
@@ -87,6 +87,15 @@ median(double *v, uint32_t n)
 		return 0;
 	qsort(v, n, sizeof(*v), dbl_cmp);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Ops per timed run in state st: the back-to-back all-gathers timed as
+ * one (engine.h); 1 for the states that are not timed. */
+static uint32_t
+probe_run_len(enum hc_probe_state st)
+{
+	return st == HC_PROBE_SMALLS ? HC_TUNE_PROBE_SMALL_RUN :
+	       st == HC_PROBE_GATHERS ? HC_TUNE_PROBE_GATHER_RUN : 1;
 }
 
 /* Agree: mine = this rank's (alpha ns, beta ns/B), all = every tuner
@@ -161,9 +170,7 @@ probe_submit(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
 	op->cls = (uint8_t)HCT_CLASS_NORMAL;
 	op->deadline_ns = now + ctx->cfg.op_timeout_ms * HC_NS_PER_MS;
 	p->op_ns = now;
-	if (p->state != HC_PROBE_GATHERS ?
-	    p->ended % HC_TUNE_PROBE_SMALL_RUN == 0 :
-	    p->ended % HC_TUNE_PROBE_GATHER_RUN == 0)
+	if (p->ended % probe_run_len(p->state) == 0)
 		p->run_ns = now;
 	p->live = 1;
 	hc_coll_submit(op);
@@ -182,22 +189,21 @@ probe_advance(struct hc_ctx *ctx, struct hc_probe *p, uint64_t now)
 			return;
 		break;
 	case HC_PROBE_SMALLS:
-		if (p->ended % HC_TUNE_PROBE_SMALL_RUN == 0) {
-			t = (now - p->run_ns) / HC_TUNE_PROBE_SMALL_RUN;
-			p->best_small_ns = RTE_MIN(t, p->best_small_ns);
-		}
-		if (p->ended < HC_TUNE_PROBE_SMALLS)
-			return;
-		break;
 	case HC_PROBE_GATHERS: {
+		uint64_t *best = p->state == HC_PROBE_SMALLS ?
+					 &p->best_small_ns : &p->best_ns;
+		uint32_t run = probe_run_len(p->state);
 		struct hc_tune here;
 
-		if (p->ended % HC_TUNE_PROBE_GATHER_RUN == 0) {
-			t = (now - p->run_ns) / HC_TUNE_PROBE_GATHER_RUN;
-			p->best_ns = RTE_MIN(t, p->best_ns);
+		if (p->ended % run == 0) {
+			t = (now - p->run_ns) / run;
+			*best = RTE_MIN(t, *best);
 		}
-		if (p->ended < HC_TUNE_PROBE_GATHERS)
+		if (p->ended < (p->state == HC_PROBE_SMALLS ?
+				HC_TUNE_PROBE_SMALLS : HC_TUNE_PROBE_GATHERS))
 			return;
+		if (p->state == HC_PROBE_SMALLS)
+			break;
 		hc_tune_fit(ctx->tuner.size, p->best_small_ns,
 			    HC_TUNE_PROBE_SMALL_BYTES, p->best_ns,
 			    HC_TUNE_PROBE_BYTES, &here);

@@ -929,9 +929,10 @@ test_fault_dup(void)
 
 /* 1 % of frames corrupted: the checksums catch them, none delivered.
  * (It was 0.1 %: about 7000 frames after bring-up made 2-3 corrupted
- * ones, and when the tuner's probes grew by 9 all-gathers on 2026-12-04
- * the same seed drew none in the measured window, so the test asserted
- * luck; at 1 % it expects about 70.) */
+ * ones, and when the tuner's probes grew from 2 all-gathers to 20 on
+ * 2026-12-04 the same seed drew none in the measured window, so the test
+ * asserted luck; at 1 % about 70 frames are corrupted, and the assertions
+ * are unchanged.) */
 static void
 test_fault_corrupt(void)
 {
