@@ -45,6 +45,10 @@ rtt_sample(struct hct *t, struct hct_flow *f, uint64_t rtt)
 	f->rto_ns = RTE_MIN(f->rto_ns, t->conf.rto_max_ns);
 }
 
+/* PSNs ahead at which a cumulative ACK prefetches the mbufs it will free
+ * (hct_on_ack()). */
+#define HCT_ACK_PREFETCH 4
+
 static void
 release(struct hct_flow *f, struct hct_slot *s)
 {
@@ -174,6 +178,20 @@ hct_on_ack(struct hct *t, struct hct_flow *f, const struct hct_pkt *p,
 	if (hct_psn_lt(f->snd_una, ack)) {
 		for (psn = f->snd_una; psn != ack; psn++) {
 			struct hct_slot *s = &f->slots[psn & t->mask];
+
+			/* The mbufs an ACK frees were sent a window ago and
+			 * are cold: fetch those a few PSNs ahead, both cache
+			 * lines rte_pktmbuf_free() reads (refcnt; next,
+			 * pool), so the misses overlap. */
+			if (ack - psn > HCT_ACK_PREFETCH) {
+				struct rte_mbuf *ahead = f->slots[
+					(psn + HCT_ACK_PREFETCH) & t->mask].m;
+
+				if (ahead != NULL) {
+					rte_prefetch0(ahead);
+					rte_prefetch0(&ahead->cacheline1);
+				}
+			}
 
 			if (s->sacked) {
 				f->n_sacked--;
