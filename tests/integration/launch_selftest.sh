@@ -438,6 +438,52 @@ EOF
 	expect_line "$work/eal.out" "[0] ARGS <a> <--> <b>"
 }
 
+# memif with more ranks than CPUs: HC_LAUNCH_PIN=1 puts rank r on CPU r
+# mod nproc (r alone when n <= nproc), 0 lets them float; unset, the
+# launcher samples /proc/stat and pins only when the CPUs are idle, so a
+# CPU hog (a busy loop of ours, ended by PID) makes the ranks float.
+case_memif_pin() {
+	NAME=pin
+	local p r ncpu n hog want busy
+	ncpu=$(nproc)
+	n=$((ncpu + 1))
+	p=$(prog args.sh <<'EOF'
+#!/bin/bash
+printf 'ARGS'
+printf ' <%s>' "$@"
+echo
+EOF
+	)
+	HC_LAUNCH_PIN=1 run_launch pin 30 -v --pmd memif -n "$n" "$p"
+	expect_rc 0
+	expect_line "$work/pin.err" "hc-launch: memif: pin ranks to CPUs: 2"
+	for ((r = 0; r < n; r++)); do
+		grep -F "[$r] ARGS " "$work/pin.out" |
+			grep -qF "<--lcores> <0@$((r % ncpu))>" ||
+			fail "rank $r not on CPU $((r % ncpu)): $(grep -F "[$r] ARGS" "$work/pin.out")"
+	done
+	HC_LAUNCH_PIN=0 run_launch pin 30 -v --pmd memif -n "$n" "$p"
+	expect_rc 0
+	expect_line "$work/pin.err" "hc-launch: memif: pin ranks to CPUs: 0"
+	grep -qF "<--lcores> <0@(0-$((ncpu - 1)))>" "$work/pin.out" ||
+		fail "HC_LAUNCH_PIN=0: ranks not floating"
+	# unset, idle or not: the choice follows the sample it prints
+	run_launch pin 30 -v --pmd memif -n "$n" "$p"
+	expect_rc 0
+	busy=$(sed -nE 's/^hc-launch: memif: CPUs busy over 0.2 s: ([0-9]+) % of one CPU$/\1/p' "$work/pin.err")
+	[[ -n $busy ]] || fail "no CPU sample in: $(head -c 600 "$work/pin.err")"
+	want=$((busy < 25 ? 2 : 0))
+	expect_line "$work/pin.err" "hc-launch: memif: pin ranks to CPUs: $want"
+	# a busy CPU: float
+	sh -c 'while :; do :; done' &
+	hog=$!
+	run_launch pin 30 -v --pmd memif -n "$n" "$p"
+	kill "$hog"
+	wait "$hog" 2>/dev/null || true
+	expect_rc 0
+	expect_line "$work/pin.err" "hc-launch: memif: pin ranks to CPUs: 0"
+}
+
 case_exit_status() {
 	NAME="exit"
 	local p
@@ -694,7 +740,7 @@ EOF
 }
 
 # ---------------------------------------------------------------- main
-all=(help usage_errors config_only fabric_keys prefix env_config eal_args exit_status
+all=(help usage_errors config_only fabric_keys prefix env_config eal_args memif_pin exit_status
 	grace_kill sigint sigterm sigkill stdin timeout build_bin dpdk_testpmd)
 if (($#)); then
 	cases=("$@")
