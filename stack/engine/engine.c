@@ -909,7 +909,7 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 
 		if (cs != NULL && strcmp(cs, "1") == 0) {
 			ctx->cpu.read_cyc = hc_cpustat_enable(1);
-			ctx->cpu.skip_cyc = rte_get_tsc_hz() / 1000; /* 1 ms */
+			ctx->cpu.skip_cyc = hc_clock_tsc_hz() / 1000; /* 1 ms */
 			if (ctx->cpu.read_cyc == 0)
 				ctx->cpu.read_cyc = 1; /* 0 means off */
 		}
@@ -1122,7 +1122,7 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
 	s->hct_tx_ring_full = ctx->hct.sched.ring_full;
 	if (ctx->cpu.read_cyc != 0) {
-		s->cpu_tsc_hz = rte_get_tsc_hz();
+		s->cpu_tsc_hz = hc_clock_tsc_hz();
 		s->cpu_read_cyc = ctx->cpu.read_cyc;
 		s->cpu_rx_cyc = ctx->cpu.rx_cyc;
 		s->cpu_rx_payload_cyc = ctx->cpu.rx_payload_cyc;

@@ -644,7 +644,7 @@ struct hc_stats {
 	 * cpu_tx_payload_cyc) / (hct_data_tx + hct_retransmits); received
 	 * = (cpu_rx_cyc - cpu_rx_payload_cyc) / hct_data_rx, both in TSC
 	 * cycles (x 1e9 / cpu_tsc_hz: ns). */
-	uint64_t cpu_tsc_hz;        /**< TSC rate, Hz (rte_get_tsc_hz) */
+	uint64_t cpu_tsc_hz;        /**< TSC rate, Hz (measured, hc_clock_tsc_hz) */
 	uint64_t cpu_read_cyc;      /**< cost of one TSC read, TSC cycles,
 	                             *   measured at hc_init (min of 32 runs
 	                             *   of 64 reads); 0: probe off */

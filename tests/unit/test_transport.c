@@ -38,8 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <rte_cycles.h>
 
 #include <CUnit/Basic.h>
 #include <rte_arp.h>
@@ -2809,6 +2811,52 @@ static void test_zc_cancel(void) { zc_drop_case(0); }
 static void test_zc_peer_lost(void) { zc_drop_case(1); }
 static void test_zc_cancel_msgs(void) { zc_drop_case(2); }
 
+/* ---- the TSC clock ----------------------------------------------------------- */
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * HC_NS_PER_S + ts.tv_nsec;
+}
+
+/* The stack's TSC clock keeps CLOCK_MONOTONIC's pace: over 200 ms of
+ * wall time it reads 200 ms within 0.03 % (60 µs). DPDK's rounded
+ * rte_get_tsc_hz() was 0.18 % off on an AMD EPYC here (2690 MHz for
+ * 2694.88), which made a 200 ms per-op timeout fire after 199.6 ms
+ * (field case C17). Of 3 tries, the best: a preemption between the paired
+ * reads adds its length to one try. */
+static void
+test_tsc_clock_rate(void)
+{
+	struct hc_clock clk;
+	struct timespec gap = { 0, 200 * (long)HC_NS_PER_MS };
+	double best = 1.0, err;
+	uint64_t c0, m0, c1, m1;
+	int i;
+
+	hc_clock_init_tsc(&clk);
+	CU_ASSERT(hc_clock_tsc_hz() > 0);
+	for (i = 0; i < 3; i++) {
+		m0 = mono_ns();
+		c0 = hc_clock_now(&clk);
+		nanosleep(&gap, NULL);
+		m1 = mono_ns();
+		c1 = hc_clock_now(&clk);
+		err = ((double)(c1 - c0) - (double)(m1 - m0)) / (m1 - m0);
+		if (err < 0)
+			err = -err;
+		if (err < best)
+			best = err;
+	}
+	printf("\n  TSC clock vs CLOCK_MONOTONIC over 200 ms: %.1f ppm "
+	       "(hc_clock_tsc_hz %" PRIu64 ", rte_get_tsc_hz %" PRIu64 ")\n",
+	       best * 1e6, hc_clock_tsc_hz(), rte_get_tsc_hz());
+	CU_ASSERT(best < 3e-4);
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 static CU_TestInfo transport_tests[] = {
@@ -2874,6 +2922,8 @@ static CU_TestInfo transport_tests[] = {
 	{ "18h peer lost: released", test_zc_peer_lost },
 	{ "18i cancelled by address (hct_cancel_msgs): released",
 	  test_zc_cancel_msgs },
+	{ "20 TSC clock keeps CLOCK_MONOTONIC's pace within 0.03 %",
+	  test_tsc_clock_rate },
 	CU_TEST_INFO_NULL,
 };
 
