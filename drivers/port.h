@@ -258,10 +258,12 @@ hc_port_tx_queued_bytes(const struct hc_port *port)
 /**
  * Stop and close the backend, free queued and held frames and the pool.
  * A memif server port (close_after_peer) first waits, up to close_wait_ms,
- * for its client to disconnect: DPDK 22.11's net_memif runs a peer's
- * disconnect on the interrupt thread, and a local close at the same time
- * frees the control channel twice (seen as a SIGSEGV in eal-intr-thread
- * when every rank of a mesh finalizes at once). Close client ports first
+ * for its client to disconnect. A net_memif port is stopped and closed on
+ * EAL's interrupt thread (an alarm callback, waited for up to 5 s): DPDK
+ * 22.11's net_memif runs a peer's disconnect on that thread, and a local
+ * close on another thread at the same time frees the regions and control
+ * channel twice (seen as a SIGSEGV in eal-intr-thread when every rank of
+ * a mesh finalizes at once). Close client ports first
  * (the server of each link is the lower rank, so the chain ends at the
  * highest rank, which has only clients).
  */

@@ -3,15 +3,23 @@
  * DPDK ethdev backend: probe a vdev from devargs, configure, start, wait for
  * link. Follows examples/l2fwd for pool sizing and link wait.
  */
+/* rte_intr_instance_alloc() and its setters, the only way to make an
+ * interrupt source since DPDK 21.11 (the handle became opaque), are still
+ * marked experimental in 22.11: see "Work run on EAL's interrupt thread". */
+#define ALLOW_EXPERIMENTAL_API
 #include <net/if.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_interrupts.h>
 #include <rte_bus.h>
 #include <rte_cycles.h>
 #include <rte_dev.h>
@@ -34,6 +42,134 @@ dpdk_tx(struct hc_port *port, struct rte_mbuf **pkts, uint16_t n)
 	return rte_eth_tx_burst(port->port_id, 0, pkts, n);
 }
 
+/*
+ * Work run on EAL's interrupt thread ("eal-intr-thread"), where DPDK
+ * 22.11's net_memif handles its control channel (memif_intr_handler): a
+ * peer's disconnect runs memif_disconnect() there, which frees the
+ * regions and the channel, and a stop or close on another thread at the
+ * same time runs it again (a double free; a SIGSEGV in eal-intr-thread
+ * when every rank of a mesh finalizes at once, seen in CI with a 20 ms
+ * grace after link-down on a loaded 2-core host). The thread runs one
+ * callback at a time, so work run there cannot overlap the PMD's.
+ *
+ * The work is triggered through an eventfd of our own, registered once
+ * per process as an interrupt source and never unregistered: its handle
+ * is private (malloc) memory. Not an EAL alarm: DPDK 22.11.11's
+ * rte_eal_cleanup() unregisters the alarm's source, and the thread then
+ * rebuilds its epoll set from its list of sources, which still holds
+ * net_memif's listener socket (memif_socket_remove_device frees the
+ * handle but never unregisters it), whose handle copy lies in DPDK memory
+ * that the cleanup unmaps at the same time: a SIGSEGV in rte_intr_fd_get
+ * (2 runs of 8 at n = 2 with an alarm, 0 of 12 without).
+ */
+enum { IR_IDLE, IR_PENDING, IR_RUNNING, IR_DONE, IR_CANCELLED };
+
+static struct {
+	pthread_mutex_t lock;            /* one caller at a time */
+	struct rte_intr_handle *ih;      /* our eventfd's source */
+	int efd;
+	int ok;                          /* registered */
+	void (*fn)(void *);
+	void *arg;
+	int state;                       /* IR_*, atomic */
+} intr_run = { .lock = PTHREAD_MUTEX_INITIALIZER, .efd = -1 };
+
+#define INTR_RUN_WAIT_MS 5000 /* the interrupt thread's turn, at most */
+
+static void
+intr_run_cb(void *unused)
+{
+	uint64_t v;
+	int exp = IR_PENDING;
+
+	(void)unused;
+	/* The source is level-triggered: read the count to clear it. */
+	if (read(intr_run.efd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return;
+	if (!__atomic_compare_exchange_n(&intr_run.state, &exp, IR_RUNNING, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return; /* a no-op wake-up, or cancelled */
+	if (intr_run.fn != NULL)
+		intr_run.fn(intr_run.arg);
+	__atomic_store_n(&intr_run.state, IR_DONE, __ATOMIC_RELEASE);
+}
+
+/* Register the source once; 0 or -1 (logged). Under intr_run.lock. */
+static int
+intr_run_setup(void)
+{
+	if (intr_run.ok)
+		return 0;
+	intr_run.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	intr_run.ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (intr_run.efd < 0 || intr_run.ih == NULL ||
+	    rte_intr_fd_set(intr_run.ih, intr_run.efd) != 0 ||
+	    rte_intr_type_set(intr_run.ih, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(intr_run.ih, intr_run_cb, NULL) != 0) {
+		HC_LOG(WARNING, DRIVER, "cannot run work on EAL's interrupt "
+		       "thread: %s", rte_strerror(rte_errno));
+		if (intr_run.ih != NULL)
+			rte_intr_instance_free(intr_run.ih);
+		if (intr_run.efd >= 0)
+			close(intr_run.efd);
+		intr_run.ih = NULL;
+		intr_run.efd = -1;
+		return -1;
+	}
+	intr_run.ok = 1;
+	return 0;
+}
+
+/* Run fn(arg) on the interrupt thread and wait for it: 0 once it ran; -1
+ * when it cannot be triggered, or when the thread did not start it within
+ * INTR_RUN_WAIT_MS (then it never runs). Once started it is waited for to
+ * the end. fn NULL: a barrier (what the thread had to do before, such as
+ * rebuilding its epoll set, is done). */
+static int
+intr_run_on_thread(void (*fn)(void *), void *arg)
+{
+	uint64_t one = 1;
+	uint32_t waited = 0;
+	int st, exp, rc = -1;
+
+	pthread_mutex_lock(&intr_run.lock);
+	if (intr_run_setup() != 0)
+		goto out;
+	intr_run.fn = fn;
+	intr_run.arg = arg;
+	__atomic_store_n(&intr_run.state, IR_PENDING, __ATOMIC_RELEASE);
+	if (write(intr_run.efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		goto out;
+	for (;;) {
+		st = __atomic_load_n(&intr_run.state, __ATOMIC_ACQUIRE);
+		if (st == IR_DONE) {
+			rc = 0;
+			break;
+		}
+		exp = IR_PENDING;
+		if (waited >= INTR_RUN_WAIT_MS &&
+		    __atomic_compare_exchange_n(&intr_run.state, &exp,
+						IR_CANCELLED, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			break;
+		rte_delay_us_sleep(1000);
+		waited++;
+	}
+out:
+	pthread_mutex_unlock(&intr_run.lock);
+	return rc;
+}
+
+static void
+close_on_intr_thread(void *arg)
+{
+	uint16_t port_id = *(uint16_t *)arg;
+
+	rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+}
+
 static void
 dpdk_close(struct hc_port *port)
 {
@@ -53,15 +189,30 @@ dpdk_close(struct hc_port *port)
 			rte_delay_ms(1);
 			waited++;
 		}
-		/* The interrupt thread marks the link down first and frees
-		 * the control channel after: give it time to finish. */
-		rte_delay_ms(20);
 	}
-	rte_eth_dev_stop(port->port_id);
 	if (rte_eth_dev_info_get(port->port_id, &info) != 0 ||
 	    rte_eth_dev_get_name_by_port(port->port_id, name) != 0)
 		name[0] = '\0';
-	rte_eth_dev_close(port->port_id);
+	if (strncmp(port->name, "net_memif", 9) == 0 &&
+	    intr_run_on_thread(close_on_intr_thread, &port->port_id) == 0) {
+		/* The close may have unregistered a control channel's
+		 * source, after which the thread rebuilds its epoll set,
+		 * reading every source's handle, some in DPDK memory: let it
+		 * finish before our caller goes on to rte_eal_cleanup(). Two
+		 * barriers: the first may run just before the rebuild. */
+		intr_run_on_thread(NULL, NULL);
+		intr_run_on_thread(NULL, NULL);
+	} else {
+		if (strncmp(port->name, "net_memif", 9) == 0)
+			HC_LOG(WARNING, DRIVER, "%s: closed outside EAL's "
+			       "interrupt thread (it did not run the close "
+			       "within %u ms)", port->name, INTR_RUN_WAIT_MS);
+		rte_eth_dev_stop(port->port_id);
+		rte_eth_dev_close(port->port_id);
+	}
+	/* After the close: the bus's remove finds no ethdev left and only
+	 * unplugs the vdev (it may message secondary processes, which the
+	 * interrupt thread must not wait for). */
 	if (name[0] != '\0')
 		rte_dev_remove(info.device);
 }
