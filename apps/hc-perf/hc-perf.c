@@ -169,6 +169,28 @@ check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
 	}
 }
 
+/* -c 0 still times real data, as a training job's tensors are: the
+ * check's input pattern of (d, op) over both whole buffers, once before a
+ * (dtype, op) sweep (untimed; the timed runs then only overwrite it with
+ * results, which stay in the dtype's range or saturate, pattern.h). Without
+ * it the send buffer of an out-of-place run is never written: not resident
+ * (/proc/PID/smaps: 64 of sbuf's and rbuf's 128 MiB at 64 MiB), its reads
+ * map the kernel's zero page. Measured 2026-12-05, 2 ranks over memif,
+ * float sum, out-of-place busbw at 2 / 4 / 16 MiB: unwritten 1.43 / 1.42 /
+ * 1.55 GB/s, this pattern (-c 1) 3.04 / 2.64 / 3.01 GB/s, in place about 3
+ * GB/s either way. A memset to zeros measured as slow as unwritten (1.62 /
+ * 1.51 / 1.48; cause not found), a memset to 0x3c as fast as the pattern:
+ * so a pattern, not zeros. */
+static void
+fill_inputs(struct hc_comm *comm, const struct opts *o, void *sbuf,
+	    void *rbuf, int d, int op)
+{
+	uint64_t k = o->maxbytes / hc_dtype_size(d);
+
+	hc_pattern_fill(sbuf, d, op, k, hc_comm_rank(comm));
+	hc_pattern_fill(rbuf, d, op, k, hc_comm_rank(comm));
+}
+
 /* One column group: check run, warm-up, timed iterations. */
 static int
 run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
@@ -179,26 +201,6 @@ run_one(struct hc_comm *comm, const struct opts *o, void *sbuf, void *rbuf,
 	int64_t wrong = 0;
 	double t0, t, sum, prev;
 
-	if (!o->check) {
-		/* -c 0 still times real data, as a training job's tensors
-		 * are: the check's input pattern (no sum or product of it
-		 * leaves the dtype's range or underflows, pattern.h) in both
-		 * buffers, over what any collective reads. Without it the
-		 * send buffer of an out-of-place run is never written: not
-		 * resident (/proc/PID/smaps: 64 of sbuf's and rbuf's 128 MiB
-		 * at 64 MiB), its reads map the kernel's zero page. Measured
-		 * 2026-12-05, 2 ranks over memif, float sum, out-of-place
-		 * busbw at 2 / 4 / 16 MiB: unwritten 1.43 / 1.42 / 1.55 GB/s,
-		 * this pattern (-c 1) 3.04 / 2.64 / 3.01 GB/s, in place about
-		 * 3 GB/s either way. A memset to zeros measured as slow as
-		 * unwritten (1.62 / 1.51 / 1.48; cause not found), a memset
-		 * to 0x3c as fast as the pattern: so a pattern, not zeros. */
-		uint64_t k = count * (uint64_t)n;
-
-		k = RTE_MIN(k, o->maxbytes / hc_dtype_size(dtype));
-		hc_pattern_fill(sbuf, dtype, op, k, hc_comm_rank(comm));
-		hc_pattern_fill(rbuf, dtype, op, k, hc_comm_rank(comm));
-	}
 	if (o->check) {
 		wrong = check_once(comm, o->coll, sbuf, rbuf, count, dtype, op,
 				   inplace, o->root, &rc);
@@ -494,6 +496,8 @@ main(int argc, char **argv)
 			if (colls[o.coll].reduces ? o.op >= 0 && p != o.op
 						  : p != HC_OP_SUM)
 				continue;
+			if (!o.check)
+				fill_inputs(comm, &o, sbuf, rbuf, d, p);
 			last = 0;
 			for (si = 0; si < nsizes; si++)
 			for (ed = -o.edges; ed <= o.edges; ed++) {
