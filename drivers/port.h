@@ -87,6 +87,10 @@ struct hc_port {
 	                              *   address, in the DPDK memory it
 	                              *   mapped, which user memory is not */
 	uint16_t port_id;            /**< DPDK backend: ethdev port */
+	bool memif;                  /**< DPDK backend: the device is a
+	                              *   net_memif (its name, read once at
+	                              *   open): close order, link wait,
+	                              *   prefault and error text differ */
 	bool close_after_peer;       /**< DPDK backend: a memif server, which
 	                              *   closes only once its client has
 	                              *   (see hc_port_close) */

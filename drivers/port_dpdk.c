@@ -193,7 +193,7 @@ dpdk_close(struct hc_port *port)
 	if (rte_eth_dev_info_get(port->port_id, &info) != 0 ||
 	    rte_eth_dev_get_name_by_port(port->port_id, name) != 0)
 		name[0] = '\0';
-	if (strncmp(port->name, "net_memif", 9) == 0 &&
+	if (port->memif &&
 	    intr_run_on_thread(close_on_intr_thread, &port->port_id) == 0) {
 		/* The close may have unregistered a control channel's
 		 * source, after which the thread rebuilds its epoll set,
@@ -203,7 +203,7 @@ dpdk_close(struct hc_port *port)
 		intr_run_on_thread(NULL, NULL);
 		intr_run_on_thread(NULL, NULL);
 	} else {
-		if (strncmp(port->name, "net_memif", 9) == 0)
+		if (port->memif)
 			HC_LOG(WARNING, DRIVER, "%s: closed outside EAL's "
 			       "interrupt thread (it did not run the close "
 			       "within %u ms)", port->name, INTR_RUN_WAIT_MS);
@@ -507,6 +507,7 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	rc = hc_port_init(port, devargs, conf);
 	if (rc != 0)
 		return rc;
+	port->memif = strncmp(port->name, "net_memif", 9) == 0;
 
 	rc = rte_dev_probe(devargs);
 	if (rc != 0) {
@@ -531,13 +532,13 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	rc = configure(port, conf, devargs);
 	if (rc == 0)
 		rc = wait_link(port, conf->link_wait_ms,
-			       strncmp(port->name, "net_memif", 9) == 0 &&
+			       port->memif &&
 			       strstr(devargs, "role=client") != NULL);
 	/* net_memif's role defaults to client. */
-	port->close_after_peer = strncmp(port->name, "net_memif", 9) == 0 &&
+	port->close_after_peer = port->memif &&
 				 strstr(devargs, "role=server") != NULL;
 	port->close_wait_ms = conf->link_wait_ms;
-	if (rc == -HC_ERR_LINK_DOWN && strncmp(port->name, "net_memif", 9) == 0)
+	if (rc == -HC_ERR_LINK_DOWN && port->memif)
 		/* C32: name the resource. A memif server accepts one client
 		 * per socket and id; a second one (two ranks given the same
 		 * socket=), like a server that never started, leaves the
@@ -545,7 +546,7 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		HC_LOG(ERR, DRIVER, "port '%s': no memif peer on this socket "
 		       "and id: its peer did not start, or another process "
 		       "holds the same socket and id", devargs);
-	if (rc == 0 && strncmp(port->name, "net_memif", 9) == 0)
+	if (rc == 0 && port->memif)
 		memif_prefault(port);
 	if (rc == 0) {
 		HC_LOG(INFO, DRIVER, "%s: up, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT
