@@ -361,6 +361,9 @@ struct hc_unexpected {
 
 struct hc_coll_stats {
 	uint64_t unexpected_held;  /**< packets held for a later collective */
+	uint64_t unexpected_refused; /**< packets for a later collective
+	                              *   refused: unexpected_max held */
+	uint64_t unexpected_held_max; /**< most held at once */
 	uint64_t stale_rx;         /**< DATA of a finished or failed op */
 	uint64_t bad_data;         /**< DATA whose step/offset/length does not
 	                            *   fit the plan: dropped */

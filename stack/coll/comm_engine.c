@@ -650,11 +650,15 @@ enum hct_rx_verdict
 hc_coll_hold(struct hc_coll *c, uint32_t src, const struct hct_data_desc *d,
 	     const uint8_t *payload, struct rte_mbuf *m)
 {
-	if (c->unexp_len == c->unexp_max)
+	if (c->unexp_len == c->unexp_max) {
+		c->stats.unexpected_refused++;
 		return HCT_RX_REJECT;
+	}
 	c->unexp[c->unexp_len++] = (struct hc_unexpected){
 		.m = m, .src = src, .d = *d, .payload = payload };
 	c->stats.unexpected_held++;
+	if (c->unexp_len > c->stats.unexpected_held_max)
+		c->stats.unexpected_held_max = c->unexp_len;
 	return HCT_RX_HELD;
 }
 

@@ -1121,6 +1121,9 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 	s->hct_crc_rx = ctx->hct.stats.crc_rx;
 	s->hct_bulk_forced = ctx->hct.sched.bulk_forced;
 	s->hct_tx_ring_full = ctx->hct.sched.ring_full;
+	s->coll_held = ctx->coll.stats.unexpected_held;
+	s->coll_held_refused = ctx->coll.stats.unexpected_refused;
+	s->coll_held_max = ctx->coll.stats.unexpected_held_max;
 	if (ctx->cpu.read_cyc != 0) {
 		s->cpu_tsc_hz = hc_clock_tsc_hz();
 		s->cpu_read_cyc = ctx->cpu.read_cyc;

@@ -679,6 +679,21 @@ struct hc_stats {
 	                               *   own buffer instead of a copy
 	                               *   ([transport] zero_copy_tx, README
 	                               *   "Zero-copy TX") */
+	uint64_t coll_held;           /**< DATA packets held for a collective
+	                               *   this rank had not called yet (kept
+	                               *   in their mbufs until it does) */
+	uint64_t coll_held_refused;   /**< DATA packets for such a collective
+	                               *   refused because [coll]
+	                               *   unexpected_max packets were held
+	                               *   already (at most a quarter of the
+	                               *   smallest mbuf pool, engine.c): the
+	                               *   sender retransmits them later, so
+	                               *   a tiny pool slows a job (C30)
+	                               *   instead of filling the pool */
+	uint64_t coll_held_max;       /**< most DATA packets held at once
+	                               *   (coll_held's high-water mark, at
+	                               *   most the effective [coll]
+	                               *   unexpected_max) */
 };
 
 /**

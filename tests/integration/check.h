@@ -55,6 +55,9 @@ int local_verdict(const char *name, int ok, const char *why);
 /** v summed over the ranks of comm (a uint64 SUM all-reduce); exits 2,
  *  saying so, if the all-reduce fails. */
 uint64_t sum_ranks(uint64_t v);
+/** The largest v over the ranks of comm (a uint64 MAX all-reduce); exits
+ *  2 like sum_ranks. */
+uint64_t max_ranks(uint64_t v);
 /**
  * For a loop of collectives that runs until a time: 1 while no rank has
  * reached end (monotonic s, now_s()), 0 once one has, the same answer on

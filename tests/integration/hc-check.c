@@ -109,7 +109,9 @@
  *   c28     (tap) 100 packets from one send within 5 ms (best of 20)
  *   c29     (any [port] rx_desc) barrier and all-reduces up to 4 MiB
  *   c30     (tiny pools) 8 x 2 MiB all-gathers, rank 0 late: exact or
- *           HC_ERR_NOMEM, no deadlock
+ *           HC_ERR_NOMEM, no deadlock; with HC_CHECK_POOL_MBUFS (the
+ *           smallest pool) also: DATA refused and at most a quarter of
+ *           that pool held at once (hc_stats coll_held_refused/_max)
  *   c33     all-reduce at every power of two 4 B..4 MiB and +-1 element
  *   shmcrc  quick and 4 x 16 MiB all-reduces exact; what the DATA CRC
  *           covered (hc_stats hct_data_tx/rx_hdr_crc) against
@@ -206,15 +208,28 @@ verdict(const char *name, int ok, const char *why)
 	return bad == 0;
 }
 
-/* Sum of a counter over the ranks (check.h). */
-uint64_t
-sum_ranks(uint64_t v)
+/* A counter summed, or its largest value, over the ranks (check.h). */
+static uint64_t
+reduce_ranks(uint64_t v, enum hc_op op)
 {
-	if (hc_allreduce(comm, &v, &v, 1, HC_DTYPE_UINT64, HC_OP_SUM) != 0) {
-		fprintf(stderr, "rank %d: sum all-reduce failed\n", rank);
+	if (hc_allreduce(comm, &v, &v, 1, HC_DTYPE_UINT64, op) != 0) {
+		fprintf(stderr, "rank %d: %s all-reduce failed\n", rank,
+			op == HC_OP_SUM ? "sum" : "max");
 		exit(2);
 	}
 	return v;
+}
+
+uint64_t
+sum_ranks(uint64_t v)
+{
+	return reduce_ranks(v, HC_OP_SUM);
+}
+
+uint64_t
+max_ranks(uint64_t v)
+{
+	return reduce_ranks(v, HC_OP_MAX);
 }
 
 /* Collective loop condition (check.h). */
