@@ -168,19 +168,25 @@ suite_c27(void)
  * nothing stays stuck after the full burst. Rank 0 sends 100 full DATA
  * packets to rank 1 (100 x the payload of one, measured: the flow's
  * data_tx grows by exactly 100), rank 1 answers with 1 byte; rank 0
- * times the round trip. 20 trials: on this shared 2-core host a trial can
+ * times the round trip and counts the DATA it sent again (hc_stats
+ * hct_retransmits). 20 trials: on this shared 2-core host a trial can
  * lose the CPU for a scheduler slice, so the best trial is held to 5 ms
- * and every trial to 2 s (nothing stuck: under the 3 s peer timeout;
- * seen at load 27: one trial of 20 took 1.02 s, median 18 ms); the
- * median is printed. Ranks
- * other than 0 and 1 only join the verdicts. */
+ * and every trial to 2 s (under the 3 s peer timeout; seen at load 27:
+ * one trial of 20 took 1.02 s, median 18 ms); the median is printed.
+ * Only trials without a retransmission count for the 5 ms: a packet left
+ * stuck in the port after a full burst reaches the peer only once an RTO
+ * or tail-loss probe sends data again, which with rto_min 2 ms could
+ * still fit in 5 ms; so at least one trial must deliver all 100 packets
+ * with none sent again. Ranks other than 0 and 1 only join the
+ * verdicts. */
 void
 suite_c28(void)
 {
 	enum { TRIALS = 20, PKTS = 100 };
 	uint32_t payload = (uint32_t)env_int("HC_CHECK_PAYLOAD");
 	double t[TRIALS], best = 1e9, worst = 0, tmp;
-	uint64_t p0 = 0, p1 = 0;
+	uint64_t p0 = 0, p1 = 0, r0, retx[TRIALS] = { 0 }, retx_all = 0;
+	int clean = 0;
 	uint8_t *buf, one = 0;
 	char why[200];
 	int i, j, rc = 0, ok = 1;
@@ -199,6 +205,7 @@ suite_c28(void)
 			 * its signature message in the control class). */
 			hc_stats_get(ctx, &st);
 			p0 = st.hct_data_tx;
+			r0 = st.hct_retransmits;
 			rc = hc_send(comm, buf, (uint64_t)PKTS * payload,
 				     HC_DTYPE_UINT8, 1);
 			if (rc == 0)
@@ -206,6 +213,7 @@ suite_c28(void)
 			t[i] = now_s() - t0;
 			hc_stats_get(ctx, &st);
 			p1 = st.hct_data_tx;
+			retx[i] = st.hct_retransmits - r0;
 			if (p1 - p0 < PKTS || p1 - p0 > PKTS + 1) {
 				printf("c28: trial %d: %" PRIu64 " DATA "
 				       "packets\n", i, p1 - p0);
@@ -221,8 +229,12 @@ suite_c28(void)
 	free(buf);
 	if (rank == 0 && rc == 0) {
 		for (i = 0; i < TRIALS; i++) {
-			best = t[i] < best ? t[i] : best;
 			worst = t[i] > worst ? t[i] : worst;
+			retx_all += retx[i];
+			if (retx[i] != 0)
+				continue;
+			clean++;
+			best = t[i] < best ? t[i] : best;
 		}
 		for (i = 0; i < TRIALS; i++) /* sort for the median */
 			for (j = i + 1; j < TRIALS; j++)
@@ -232,20 +244,27 @@ suite_c28(void)
 					t[j] = tmp;
 				}
 		printf("c28: %d packets of %u bytes + a 1-byte answer: best "
-		       "%.2f ms, median %.2f ms, worst %.2f ms (%d trials)\n",
-		       PKTS, payload, best * 1e3, t[TRIALS / 2] * 1e3,
-		       worst * 1e3, TRIALS);
+		       "%.2f ms of the trials without a retransmission (%d of "
+		       "%d), median %.2f ms, worst %.2f ms; %" PRIu64 " DATA "
+		       "sent again in all\n", PKTS, payload,
+		       clean != 0 ? best * 1e3 : 0.0, clean, TRIALS,
+		       t[TRIALS / 2] * 1e3, worst * 1e3, retx_all);
 	}
 	snprintf(why, sizeof(why), "%s%s", hc_strerror(rc),
 		 ok ? "" : ", a trial did not send 100 DATA packets (+1 of "
 		 "the stack's; HC_CHECK_PAYLOAD is the payload of one)");
 	verdict("C28 20 x 100 packets at once delivered, 100 DATA each",
 		rc == 0 && ok, why);
-	snprintf(why, sizeof(why), "best %.2f ms, worst %.2f ms", best * 1e3,
-		 worst * 1e3);
-	verdict("C28 100 packets within 5 ms (best trial), none stuck (every "
-		"trial < 2 s)", rank != 0 || (best <= 0.005 && worst < 2.0),
-		why);
+	if (clean == 0)
+		snprintf(why, sizeof(why), "every trial sent DATA again, "
+			 "worst %.2f ms", worst * 1e3);
+	else
+		snprintf(why, sizeof(why), "best %.2f ms of %d trials without "
+			 "a retransmission, worst %.2f ms of all", best * 1e3,
+			 clean, worst * 1e3);
+	verdict("C28 100 packets within 5 ms with none sent again (the best "
+		"such trial), none stuck (every trial < 2 s)",
+		rank != 0 || (best <= 0.005 && worst < 2.0), why);
 }
 
 /* C29 (net_tap RX ring sizes with MTU 1500 and 9000; tests/run sets

@@ -106,7 +106,8 @@
  *           exact; DATA packets carry > HC_CHECK_MIN_PAYLOAD (8000) bytes
  *   c27     (any [port] burst) quick matrix, 16 MiB, 64 in flight: exact,
  *           no frame dropped by a full port TX queue
- *   c28     (tap) 100 packets from one send within 5 ms (best of 20)
+ *   c28     (tap) 100 packets from one send within 5 ms (best of the 20
+ *           trials without a retransmission), every trial < 2 s
  *   c29     (any [port] rx_desc) barrier and all-reduces up to 4 MiB
  *   c30     (tiny pools) 8 x 2 MiB all-gathers, rank 0 late: exact or
  *           HC_ERR_NOMEM, no deadlock; with HC_CHECK_POOL_MBUFS (the
