@@ -268,9 +268,10 @@ suite_c28(void)
 }
 
 /* C29 (net_tap RX ring sizes with MTU 1500 and 9000; tests/run sets
- * [port] rx_desc): the port receives (a barrier and small all-reduces),
- * and receives bursts larger than the ring (4 MiB all-reduces, 64 in
- * flight) exactly. */
+ * [port] rx_desc): the port receives (a barrier, all-reduces of 1 and
+ * 1000 int32), and receives more packets at once than a 64-descriptor
+ * ring holds (one all-reduce of 4 MiB: the sender's window is 256
+ * packets) exactly. */
 void
 suite_c29(void)
 {
