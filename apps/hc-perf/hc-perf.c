@@ -178,9 +178,11 @@ check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
  * map the kernel's zero page. Measured 2026-12-05, 2 ranks over memif,
  * float sum, out-of-place busbw at 2 / 4 / 16 MiB: unwritten 1.43 / 1.42 /
  * 1.55 GB/s, this pattern (-c 1) 3.04 / 2.64 / 3.01 GB/s, in place about 3
- * GB/s either way. A memset to zeros measured as slow as unwritten (1.62 /
- * 1.51 / 1.48; cause not found), a memset to 0x3c as fast as the pattern:
- * so a pattern, not zeros. */
+ * GB/s either way. A memset to zeros right after the malloc measured as
+ * slow (1.62 / 1.51 / 1.48) only because GCC turns malloc + memset 0 into
+ * calloc, which writes nothing; zeros written here are as fast as the
+ * pattern (README, "-c 0"). The pattern also keeps the results checkable
+ * by eye. */
 static void
 fill_inputs(struct hc_comm *comm, const struct opts *o, void *sbuf,
 	    void *rbuf, int d, int op)
