@@ -181,8 +181,7 @@ check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
  * GB/s either way. A memset to zeros right after the malloc measured as
  * slow (1.62 / 1.51 / 1.48) only because GCC turns malloc + memset 0 into
  * calloc, which writes nothing; zeros written here are as fast as the
- * pattern (README, "-c 0"). The pattern also keeps the results checkable
- * by eye. */
+ * pattern (README, "-c 0"). */
 static void
 fill_inputs(struct hc_comm *comm, const struct opts *o, void *sbuf,
 	    void *rbuf, int d, int op)
