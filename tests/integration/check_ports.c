@@ -291,22 +291,52 @@ suite_c29(void)
 
 /* C30: a deliberately tiny mbuf pool (tests/run: [port] pool_mbufs 1023
  * with a short RX ring) under an all-gather of n x 2 MiB, 3 rounds, rank
- * 0 joining each 0.5 s late: its left neighbour's block (1449 packets at
- * MTU 1500) arrives before the call. The engine caps what a rank holds
- * for collectives not called yet at a quarter of its smallest pool (255
- * of 1023, engine.c; [coll] unexpected_max 2048 would be twice the
- * pool), so rank 0 holds 255 and refuses the rest, which its neighbour
- * retransmits once rank 0 has called: back-pressure instead of a pool
- * run dry. Each all-gather either is exact (slower) or fails with
- * HC_ERR_NOMEM; the per-op timeout (60 s) turns a deadlock into
- * HC_ERR_TIMEOUT, which fails the case; the pools come back (main).
+ * 0 joining each late: its left neighbour's block (1449 packets at MTU
+ * 1500) arrives before the call. While late, rank 0 keeps its engine
+ * running (hc_test of a receive from rank n-1 that rank n-1 sends after
+ * the round; with caller progress a sleeping rank would process nothing
+ * and the early packets would only overflow its RX ring), until it has
+ * refused a packet or 5 s passed, and at least 0.2 s. The engine caps
+ * what a rank holds for collectives not called yet at a quarter of its
+ * smallest pool (255 of 1023, engine.c; [coll] unexpected_max 2048 would
+ * be twice the pool), so rank 0 holds 255 and refuses the rest, which
+ * its neighbour retransmits once rank 0 has called: back-pressure
+ * instead of a pool run dry. Each all-gather either is exact (slower) or
+ * fails with HC_ERR_NOMEM; the per-op timeout (60 s) turns a deadlock
+ * into HC_ERR_TIMEOUT, which fails the case; the pools come back (main).
  * That the pool was the binding limit is checked too, when
  * HC_CHECK_POOL_MBUFS gives the smallest pool's size (tests/run: 1023):
  * packets were refused (hc_stats coll_held_refused, summed over the
  * ranks during the suite) and no rank held more than a quarter of that
  * pool at once (coll_held_max). With pools of 8191 the default
- * unexpected_max bounds what is held instead (measured: 2047 at once,
- * 109 refused) and the check fails. */
+ * unexpected_max bounds what is held instead (2047 at once) and the
+ * check fails. (Until 2026-12-05 rank 0 slept instead; under CI's load
+ * it then held 193 and refused none, and the check failed.) */
+/* Rank 0's late start of a C30 round: run the engine (hc_test of recv,
+ * a receive that rank n-1 satisfies after the round) until this rank has
+ * refused a packet of the round it has not called (hc_stats
+ * coll_held_refused above *refused0), at least 0.2 s and at most 5 s.
+ * @return 0, or the receive's error if it ended early (it cannot
+ *         succeed before the round: -HC_ERR_MISMATCH then). */
+static int
+c30_late(struct hc_request **recv, uint64_t refused0)
+{
+	double t0 = now_s(), t;
+	struct hc_stats st;
+	int done = 0, rc;
+
+	do {
+		rc = hc_test(*recv, &done);
+		if (done) {
+			*recv = NULL;
+			return rc != 0 ? rc : -HC_ERR_MISMATCH;
+		}
+		hc_stats_get(ctx, &st);
+		t = now_s() - t0;
+	} while (t < 5.0 && (t < 0.2 || st.coll_held_refused == refused0));
+	return 0;
+}
+
 void
 suite_c30(void)
 {
@@ -314,8 +344,9 @@ suite_c30(void)
 	uint64_t count = (2u << 20) / sizeof(int32_t), wrong;
 	int32_t *r = malloc(count * nranks * sizeof(int32_t));
 	int32_t *s = malloc(count * sizeof(int32_t));
-	struct hc_request *req;
-	int i, rc = 0, exact = 0, nomem = 0, other = 0;
+	int32_t tok = 0;
+	struct hc_request *req, *recv = NULL;
+	int i, rc = 0, rc2, exact = 0, nomem = 0, other = 0;
 	char why[200];
 	double t0 = now_s();
 	struct hc_stats st0, st1;
@@ -325,17 +356,35 @@ suite_c30(void)
 	hc_stats_get(ctx, &st0);
 
 	for (i = 0; i < 3; i++) {
-		if (rank == 0)
-			sleep_s(0.5);
-		hc_pattern_fill(s, HC_DTYPE_INT32, HC_OP_SUM, count, rank);
-		memset(r, SENTINEL, count * nranks * sizeof(int32_t));
-		rc = hc_iallgather(comm, s, r, count, HC_DTYPE_INT32, &opts,
-				   &req);
-		if (rc == 0)
-			rc = hc_wait(req);
+		if (rank == 0 && nranks > 1) {
+			hc_stats_get(ctx, &st1);
+			rc = hc_irecv(comm, &tok, 1, HC_DTYPE_INT32,
+				      nranks - 1, &opts, &recv);
+			if (rc == 0)
+				rc = c30_late(&recv, st1.coll_held_refused);
+		}
+		if (rc == 0) {
+			hc_pattern_fill(s, HC_DTYPE_INT32, HC_OP_SUM, count,
+					rank);
+			memset(r, SENTINEL, count * nranks * sizeof(int32_t));
+			rc = hc_iallgather(comm, s, r, count, HC_DTYPE_INT32,
+					   &opts, &req);
+			if (rc == 0)
+				rc = hc_wait(req);
+		}
 		wrong = rc == 0 ? hc_pattern_result_wrong(HC_PATTERN_ALLGATHER,
 				  r, HC_DTYPE_INT32, HC_OP_SUM, count, nranks,
 				  rank, 0) : 0;
+		/* Rank 0's late phase of the next round starts after this
+		 * one ended everywhere. */
+		rc2 = 0;
+		if (rank == nranks - 1 && nranks > 1)
+			rc2 = hc_send(comm, &tok, 1, HC_DTYPE_INT32, 0);
+		else if (recv != NULL)
+			rc2 = hc_wait(recv);
+		recv = NULL;
+		if (rc == 0 && rc2 != 0)
+			rc = rc2;
 		if (rc == 0 && wrong == 0)
 			exact++;
 		else if (rc == -HC_ERR_NOMEM)
