@@ -289,6 +289,31 @@ suite_c29(void)
 	}
 }
 
+/* Rank 0's late start of a C30 round: run the engine (hc_test of recv,
+ * a receive that rank n-1 satisfies after the round) until this rank has
+ * refused a packet of the round it has not called (hc_stats
+ * coll_held_refused above refused0, its value before the round), at least 0.2 s and at most 5 s.
+ * @return 0, or the receive's error if it ended early (it cannot
+ *         succeed before the round: -HC_ERR_MISMATCH then). */
+static int
+c30_late(struct hc_request **recv, uint64_t refused0)
+{
+	double t0 = now_s(), t;
+	struct hc_stats st;
+	int done = 0, rc;
+
+	do {
+		rc = hc_test(*recv, &done);
+		if (done) {
+			*recv = NULL;
+			return rc != 0 ? rc : -HC_ERR_MISMATCH;
+		}
+		hc_stats_get(ctx, &st);
+		t = now_s() - t0;
+	} while (t < 5.0 && (t < 0.2 || st.coll_held_refused == refused0));
+	return 0;
+}
+
 /* C30: a deliberately tiny mbuf pool (tests/run: [port] pool_mbufs 1023
  * with a short RX ring) under an all-gather of n x 2 MiB, 3 rounds, rank
  * 0 joining each late: its left neighbour's block (1449 packets at MTU
@@ -312,31 +337,6 @@ suite_c29(void)
  * unexpected_max bounds what is held instead (2047 at once) and the
  * check fails. (Until 2026-12-05 rank 0 slept instead; under CI's load
  * it then held 193 and refused none, and the check failed.) */
-/* Rank 0's late start of a C30 round: run the engine (hc_test of recv,
- * a receive that rank n-1 satisfies after the round) until this rank has
- * refused a packet of the round it has not called (hc_stats
- * coll_held_refused above *refused0), at least 0.2 s and at most 5 s.
- * @return 0, or the receive's error if it ended early (it cannot
- *         succeed before the round: -HC_ERR_MISMATCH then). */
-static int
-c30_late(struct hc_request **recv, uint64_t refused0)
-{
-	double t0 = now_s(), t;
-	struct hc_stats st;
-	int done = 0, rc;
-
-	do {
-		rc = hc_test(*recv, &done);
-		if (done) {
-			*recv = NULL;
-			return rc != 0 ? rc : -HC_ERR_MISMATCH;
-		}
-		hc_stats_get(ctx, &st);
-		t = now_s() - t0;
-	} while (t < 5.0 && (t < 0.2 || st.coll_held_refused == refused0));
-	return 0;
-}
-
 void
 suite_c30(void)
 {
