@@ -256,6 +256,15 @@ case_help() {
 		HC_RANK HC_WORLD_SIZE HC_CONFIG HC_NETNS --config-only --mtu; do
 		grep -qF -- "$v" "$work/help.out" || fail "--help lacks $v"
 	done
+	# Every HC_LAUNCH_* variable the launcher reads ("${HC_LAUNCH_X")
+	# is listed under "Environment:" in --help.
+	local read_vars
+	read_vars=$(grep -o '\${HC_LAUNCH_[A-Z_]*' "$LAUNCH" | cut -c3- | sort -u)
+	[[ -n $read_vars ]] || fail "found no \${HC_LAUNCH_ in $LAUNCH"
+	for v in $read_vars; do
+		grep -qE -- "^  $v( |=|\$)" "$work/help.out" ||
+			fail "--help's Environment list lacks $v, which hc-launch reads"
+	done
 }
 
 case_usage_errors() {
