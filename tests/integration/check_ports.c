@@ -333,7 +333,8 @@ c30_late(struct hc_request **recv, uint64_t refused0)
  * HC_CHECK_POOL_MBUFS gives the smallest pool's size (tests/run: 1023):
  * packets were refused (hc_stats coll_held_refused, summed over the
  * ranks during the suite) and no rank held more than a quarter of that
- * pool at once (coll_held_max). With pools of 8191 the default
+ * pool at once (coll_held_max), and every rank had an exact round
+ * (back-pressure, not only HC_ERR_NOMEM). With pools of 8191 the default
  * unexpected_max bounds what is held instead (2047 at once) and the
  * check fails. (Until 2026-12-05 rank 0 slept instead; under CI's load
  * it then held 193 and refused none, and the check failed.) */
@@ -350,7 +351,7 @@ suite_c30(void)
 	char why[200];
 	double t0 = now_s();
 	struct hc_stats st0, st1;
-	uint64_t refused, held_max;
+	uint64_t refused, held_max, no_exact;
 	int pool = env_int("HC_CHECK_POOL_MBUFS");
 
 	hc_stats_get(ctx, &st0);
@@ -410,17 +411,27 @@ suite_c30(void)
 		refused = sum_ranks(st1.coll_held_refused -
 				    st0.coll_held_refused);
 		held_max = max_ranks(st1.coll_held_max);
+		no_exact = sum_ranks(exact == 0);
 		snprintf(why, sizeof(why), "%" PRIu64 " DATA packets refused, "
 			 "at most %" PRIu64 " held at once, all ranks (this "
 			 "rank: held %" PRIu64 ", refused %" PRIu64 "); pool "
-			 "%d", refused, held_max, st1.coll_held - st0.coll_held,
-			 st1.coll_held_refused - st0.coll_held_refused, pool);
+			 "%d; %" PRIu64 " ranks without an exact round",
+			 refused, held_max, st1.coll_held - st0.coll_held,
+			 st1.coll_held_refused - st0.coll_held_refused, pool,
+			 no_exact);
 		printf("c30: rank %d: %s\n", rank, why);
+		/* Back-pressure, not a pool run dry: the refused packets
+		 * come again and the all-gathers end exact (every round on
+		 * every rank in 6 runs each over memif and tap on
+		 * 2026-12-06, 4 of them beside two busy loops); a rank
+		 * whose every round failed with HC_ERR_NOMEM fails this. */
 		if (pool > 0)
 			verdict("C30 the tiny pool bounded what was held (a "
 				"quarter of it, the rest refused and sent "
-				"again)", refused > 0 &&
-				held_max <= (uint64_t)pool / 4, why);
+				"again, an exact round on every rank)",
+				refused > 0 &&
+				held_max <= (uint64_t)pool / 4 &&
+				no_exact == 0, why);
 		pools_check("c30", 0);
 	} else
 		pools_check("c30", 1);
