@@ -422,7 +422,7 @@ suite_c30(void)
 		printf("c30: rank %d: %s\n", rank, why);
 		/* Back-pressure, not a pool run dry: the refused packets
 		 * come again and the all-gathers end exact (every round on
-		 * every rank in 6 runs each over memif and tap on
+		 * every rank in 5 runs each over memif and tap on
 		 * 2026-12-06, 4 of them beside two busy loops); a rank
 		 * whose every round failed with HC_ERR_NOMEM fails this. */
 		if (pool > 0)
