@@ -292,7 +292,8 @@ suite_c29(void)
 /* Rank 0's late start of a C30 round: run the engine (hc_test of recv,
  * a receive that rank n-1 satisfies after the round) until this rank has
  * refused a packet of the round it has not called (hc_stats
- * coll_held_refused above refused0, its value before the round), at least 0.2 s and at most 5 s.
+ * coll_held_refused above refused0, its value before the round), at
+ * least 0.2 s and at most 5 s.
  * @return 0, or the receive's error if it ended early (it cannot
  *         succeed before the round: -HC_ERR_MISMATCH then). */
 static int
