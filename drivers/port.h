@@ -162,11 +162,16 @@ extern const struct hc_cfg_table hc_port_cfg_table;
  * For net_tap, the kernel side of the tap gets the port's MAC with bit 0x04
  * of the first byte flipped: DPDK gives both sides the same MAC, and a
  * Linux bridge treats a port's own MAC as local, keeping frames for that
- * MAC instead of forwarding them to the port.
+ * MAC instead of forwarding them to the port. The tap must also be this
+ * process's alone: net_tap attaches to an existing multi-queue tap by
+ * name, so a second process given the same iface= starts as well and the
+ * two share its frames (C32); more queues attached to the tap than the
+ * port's one queue pair fail the open.
  *
  * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_PORT (probe, configure,
  *         queue setup or start failed; logged with the DPDK error),
- *         -HC_ERR_LINK_DOWN.
+ *         -HC_ERR_LINK_DOWN, -HC_ERR_ADDR_IN_USE (net_tap: another
+ *         process holds queues of the same tap; logged naming it).
  */
 int hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		      const struct hc_port_conf *conf);

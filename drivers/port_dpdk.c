@@ -7,11 +7,13 @@
  * interrupt source since DPDK 21.11 (the handle became opaque), are still
  * marked experimental in 22.11: see "Work run on EAL's interrupt thread". */
 #define ALLOW_EXPERIMENTAL_API
+#include <dirent.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -223,9 +225,10 @@ static const struct hc_port_ops dpdk_ops = {
 	.close = dpdk_close,
 };
 
-/* Give the kernel side of a net_tap its own MAC (see port.h). */
+/* Give the kernel side of a net_tap its own MAC (see port.h); its name
+ * goes to ifname (IF_NAMESIZE bytes). */
 static int
-tap_kernel_mac(struct hc_port *port, uint32_t if_index)
+tap_kernel_mac(struct hc_port *port, uint32_t if_index, char *ifname)
 {
 	struct ifreq ifr;
 	int fd, rc;
@@ -235,6 +238,7 @@ tap_kernel_mac(struct hc_port *port, uint32_t if_index)
 		HC_LOG(ERR, DRIVER, "%s: tap has no kernel interface", port->name);
 		return -1;
 	}
+	snprintf(ifname, IF_NAMESIZE, "%s", ifr.ifr_name);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0)
 		return -1;
@@ -251,6 +255,63 @@ tap_kernel_mac(struct hc_port *port, uint32_t if_index)
 	HC_LOG(INFO, DRIVER, "%s: kernel side %s gets its own MAC", port->name,
 	       ifr.ifr_name);
 	return 0;
+}
+
+/*
+ * C32: net_tap attaches to an existing multi-queue tap by name (hc-launch
+ * makes them so, see its "Taps are pre-created"), and so does a second
+ * process given the same iface=: both start without an error and then
+ * share the tap's frames. After start, count the queues attached to the
+ * tap: the kernel keeps one rx-<i> folder in /sys/class/net/<ifname>/queues
+ * per attached queue (tun.c, tun_set_real_num_queues; one folder also when
+ * none is). A net_tap port attaches one per queue pair, `own`: its
+ * keep-alive fd is detached (IFF_DETACH_QUEUE) and its RX and TX queue of
+ * one index share a fd. Measured here: a rank's port holds 3 fds naming
+ * the tap in /proc/<pid>/fdinfo and 1 rx folder; two ranks on one tap, 2.
+ * /sys shows this process's network namespace when it was mounted there
+ * (ip netns exec does so); where the interface there is not this tap (no
+ * such name, or not the kernel-side MAC just set), the check is skipped.
+ * Whichever of two such processes sets its kernel-side MAC last passes
+ * that test after both have attached, and fails.
+ * Returns 0, or -HC_ERR_ADDR_IN_USE (logged naming the tap).
+ */
+static int
+tap_exclusive(struct hc_port *port, const char *ifname,
+	      const struct rte_ether_addr *kmac, unsigned int own)
+{
+	char path[96], addr[32], want[32];
+	unsigned int all = 0;
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+
+	snprintf(want, sizeof(want), RTE_ETHER_ADDR_PRT_FMT "\n",
+		 RTE_ETHER_ADDR_BYTES(kmac));
+	snprintf(path, sizeof(path), "/sys/class/net/%s/address", ifname);
+	f = fopen(path, "r");
+	if (f == NULL || fgets(addr, sizeof(addr), f) == NULL ||
+	    strcasecmp(addr, want) != 0) {
+		if (f != NULL)
+			fclose(f);
+		HC_LOG(DEBUG, DRIVER, "%s: %s in /sys is not this tap: no "
+		       "check of other processes on it", port->name, ifname);
+		return 0;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
+	d = opendir(path);
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		all += strncmp(de->d_name, "rx-", 3) == 0;
+	closedir(d);
+	if (all <= own)
+		return 0;
+	HC_LOG(ERR, DRIVER, "%s: tap %s has %u queues attached, %u of them "
+	       "this port's: another process holds it (two ranks given "
+	       "iface=%s?); give each rank its own tap", port->name, ifname,
+	       all, own, ifname);
+	return -HC_ERR_ADDR_IN_USE;
 }
 
 /* Wait for link up. A memif client (redial set) whose server had not
@@ -456,9 +517,16 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 	rte_eth_macaddr_get(id, &port->mac);
 	if (strcmp(info.driver_name, "net_virtio_user") == 0)
 		port->tx_held_max = ntx;
-	if (strcmp(info.driver_name, "net_tap") == 0 &&
-	    tap_kernel_mac(port, info.if_index) != 0)
-		return -HC_ERR_PORT;
+	if (strcmp(info.driver_name, "net_tap") == 0) {
+		char ifname[IF_NAMESIZE];
+		struct rte_ether_addr kmac = port->mac;
+
+		if (tap_kernel_mac(port, info.if_index, ifname) != 0)
+			return -HC_ERR_PORT;
+		kmac.addr_bytes[0] ^= 0x04;
+		/* 1: the one queue pair rte_eth_dev_configure() got above */
+		return tap_exclusive(port, ifname, &kmac, 1);
+	}
 	return 0;
 }
 

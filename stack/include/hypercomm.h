@@ -68,7 +68,8 @@ enum hc_error {
 	HC_ERR_ADDR_IN_USE = 14, /**< a clash at bring-up: the rendezvous port
 	                          *   MASTER_ADDR:PORT is held by another
 	                          *   program, or two ranks claim the same rank
-	                          *   number, IP or MAC; the log names them */
+	                          *   number, IP, MAC or tap; the log names
+	                          *   them */
 	HC_ERR__MAX
 };
 
@@ -214,7 +215,9 @@ struct hc_request;
  *         world_size), -HC_ERR_ADDR_IN_USE (the rendezvous port is another
  *         program's; two ranks claim one rank number, IP or MAC: in the
  *         rendezvous, or while meeting the peers (C36) a second nonce for
- *         one rank or an ARP announcement of our own IP; the log names it).
+ *         one rank or an ARP announcement of our own IP; two ranks
+ *         given one tap (C32: another process's queues on this rank's
+ *         net_tap); the log names it).
  */
 int hc_init(const struct hc_init_params *params, struct hc_ctx **ctx);
 

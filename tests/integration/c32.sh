@@ -15,7 +15,12 @@
 #        without its peer (the losing client on l0-1, or rank 1's server
 #        on l1-2, whose client went elsewhere) logs its devargs, socket
 #        path included, and that another process may hold the socket and
-#        id; hc_init fails with HC_ERR_LINK_DOWN.
+#        id; hc_init fails with HC_ERR_LINK_DOWN;
+#     c. two ranks given one tap name (rank 1 gets rank 0's iface=):
+#        net_tap attaches to the launcher's multi-queue tap either way, so
+#        the driver counts the queues attached to the tap against its own,
+#        and a rank that finds more fails hc_init naming the tap
+#        (HC_ERR_ADDR_IN_USE).
 # Every hc-launch removes its namespace, folder and prefixes itself.
 set -uo pipefail
 root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
@@ -95,5 +100,28 @@ if [ "$rc" -ne 0 ] &&
 	ok "two clients on one memif socket and id: a port left without its peer names its socket: $(grep -oE "socket=[^,]*/l(0-1|1-2)\.sock" "$work/memif.out" | head -1)"
 else
 	no "shared memif socket: exit $rc: $(grep -v PASS "$work/memif.out" | tail -8)"
+fi
+
+# 2c. ranks 0 and 1 on one tap: rank 1's port names rank 0's iface=. No
+# delay: whichever rank sets the tap's kernel-side MAC last sees both
+# ranks' queues (drivers/port_dpdk.c, tap_exclusive).
+cat >"$work/tap.sh" <<'EOS'
+#!/usr/bin/env bash
+if [[ $HC_RANK == 1 ]]; then
+	i0=$(sed -n '/^\[rank\.0\]/,/^\[/ s/.*iface=\(hct[0-9]*\).*/\1/p' "$HC_CONFIG")
+	sed "/^\[rank\.1\]/,/^\[/ s/iface=hct[0-9]*/iface=$i0/" "$HC_CONFIG" >"$HC_CONFIG.c32"
+	export HC_CONFIG=$HC_CONFIG.c32
+fi
+exec "$HC_C32_PROG" "$@"
+EOS
+chmod +x "$work/tap.sh"
+HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=2 \
+	"$bin/hc-launch" -n 2 "$work/tap.sh" -s quick >"$work/tap.out" 2>&1
+rc=$?
+msg="tap hct[0-9]+ has 2 queues attached, 1 of them this port's: another process holds it"
+if [ "$rc" -ne 0 ] && grep -qE "^\[[01]\] .*$msg" "$work/tap.out"; then
+	ok "two ranks on one tap: $(grep -oE "^\[[01]\] .*$msg" "$work/tap.out" | head -1)"
+else
+	no "shared tap: exit $rc: $(grep -v PASS "$work/tap.out" | tail -8)"
 fi
 exit $bad
