@@ -166,7 +166,11 @@ extern const struct hc_cfg_table hc_port_cfg_table;
  * process's alone: net_tap attaches to an existing multi-queue tap by
  * name, so a second process given the same iface= starts as well and the
  * two share its frames (C32); more queues attached to the tap than the
- * port's one queue pair fail the open.
+ * port's one queue pair (/sys/class/net/<tap>/queues, read again for up
+ * to 1 s) fail the open, and the tap, which closing the port set down,
+ * is set up again for the process that holds it. The count is skipped
+ * where /sys shows another network namespace than the tap's (its
+ * address there is not the kernel-side MAC just set).
  *
  * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_PORT (probe, configure,
  *         queue setup or start failed; logged with the DPDK error),

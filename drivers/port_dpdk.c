@@ -272,15 +272,21 @@ tap_kernel_mac(struct hc_port *port, uint32_t if_index, char *ifname)
  * (ip netns exec does so); where the interface there is not this tap (no
  * such name, or not the kernel-side MAC just set), the check is skipped.
  * Whichever of two such processes sets its kernel-side MAC last passes
- * that test after both have attached, and fails.
+ * that test after both have attached, and fails (the other may too). A
+ * count above `own` is read again every TAP_RECOUNT_MS, TAP_RECOUNTS
+ * times in all, so that an earlier process of the same rank that is
+ * still exiting (its files are closed after its memory is released) can
+ * let go first.
  * Returns 0, or -HC_ERR_ADDR_IN_USE (logged naming the tap).
  */
+#define TAP_RECOUNTS 10
+#define TAP_RECOUNT_MS 100
 static int
 tap_exclusive(struct hc_port *port, const char *ifname,
 	      const struct rte_ether_addr *kmac, unsigned int own)
 {
 	char path[96], addr[32], want[32];
-	unsigned int all = 0;
+	unsigned int all = 0, tries;
 	struct dirent *de;
 	FILE *f;
 	DIR *d;
@@ -299,19 +305,52 @@ tap_exclusive(struct hc_port *port, const char *ifname,
 	}
 	fclose(f);
 	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
-	d = opendir(path);
-	if (d == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL)
-		all += strncmp(de->d_name, "rx-", 3) == 0;
-	closedir(d);
-	if (all <= own)
-		return 0;
+	for (tries = 0; tries < TAP_RECOUNTS; tries++) {
+		if (tries > 0)
+			rte_delay_ms(TAP_RECOUNT_MS);
+		d = opendir(path);
+		if (d == NULL)
+			return 0;
+		all = 0;
+		while ((de = readdir(d)) != NULL)
+			all += strncmp(de->d_name, "rx-", 3) == 0;
+		closedir(d);
+		if (all <= own)
+			return 0;
+	}
 	HC_LOG(ERR, DRIVER, "%s: tap %s has %u queues attached, %u of them "
 	       "this port's: another process holds it (two ranks given "
-	       "iface=%s?); give each rank its own tap", port->name, ifname,
-	       all, own, ifname);
+	       "iface=%s, or an earlier process of this rank still holding "
+	       "it); give each rank its own tap", port->name, ifname, all,
+	       own, ifname);
 	return -HC_ERR_ADDR_IN_USE;
+}
+
+/* Set the kernel side of tap ifname up again: closing a net_tap port
+ * sets it down (DPDK 22.11's tap_dev_stop and tap_dev_close), and after
+ * tap_exclusive() failed the tap is another process's link. */
+static void
+tap_set_up(struct hc_port *port, const char *ifname)
+{
+	struct ifreq ifr;
+	int fd;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return;
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0)
+			HC_LOG(ERR, DRIVER, "%s: cannot set %s up again for "
+			       "the process that holds it: %s", port->name,
+			       ifname, strerror(errno));
+		else
+			HC_LOG(INFO, DRIVER, "%s: %s up again for the process "
+			       "that holds it", port->name, ifname);
+	}
+	close(fd);
 }
 
 /* Wait for link up. A memif client (redial set) whose server had not
@@ -404,7 +443,7 @@ virtio_user_socket(const char *devargs)
 
 static int
 configure(struct hc_port *port, const struct hc_port_conf *conf,
-	  const char *devargs)
+	  const char *devargs, char *tap_ifname)
 {
 	struct rte_eth_conf ec;
 	struct rte_eth_dev_info info;
@@ -518,14 +557,13 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 	if (strcmp(info.driver_name, "net_virtio_user") == 0)
 		port->tx_held_max = ntx;
 	if (strcmp(info.driver_name, "net_tap") == 0) {
-		char ifname[IF_NAMESIZE];
 		struct rte_ether_addr kmac = port->mac;
 
-		if (tap_kernel_mac(port, info.if_index, ifname) != 0)
+		if (tap_kernel_mac(port, info.if_index, tap_ifname) != 0)
 			return -HC_ERR_PORT;
 		kmac.addr_bytes[0] ^= 0x04;
 		/* 1: the one queue pair rte_eth_dev_configure() got above */
-		return tap_exclusive(port, ifname, &kmac, 1);
+		return tap_exclusive(port, tap_ifname, &kmac, 1);
 	}
 	return 0;
 }
@@ -570,6 +608,7 @@ int
 hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		  const struct hc_port_conf *conf)
 {
+	char tap_ifname[IF_NAMESIZE] = "";
 	int rc;
 
 	rc = hc_port_init(port, devargs, conf);
@@ -597,7 +636,7 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	if (rc != 0)
 		goto fail_dev;
 	port->ops = &dpdk_ops;
-	rc = configure(port, conf, devargs);
+	rc = configure(port, conf, devargs, tap_ifname);
 	if (rc == 0)
 		rc = wait_link(port, conf->link_wait_ms,
 			       port->memif &&
@@ -626,6 +665,8 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		return 0;
 	}
 	hc_port_close(port);
+	if (rc == -HC_ERR_ADDR_IN_USE && tap_ifname[0] != '\0')
+		tap_set_up(port, tap_ifname);
 	return rc;
 fail_dev:
 	rte_eth_dev_close(port->port_id);

@@ -104,24 +104,56 @@ fi
 
 # 2c. ranks 0 and 1 on one tap: rank 1's port names rank 0's iface=. No
 # delay: whichever rank sets the tap's kernel-side MAC last sees both
-# ranks' queues (drivers/port_dpdk.c, tap_exclusive).
+# ranks' queues (drivers/port_dpdk.c, tap_exclusive). Once rank 1's
+# hc-check has ended, rank 0's wrapper prints the tap's flags: closing a
+# net_tap port sets its tap down, and the rank that gave up must set it up
+# again for the one that holds it (IFF_UP, 0x1).
 cat >"$work/tap.sh" <<'EOS'
 #!/usr/bin/env bash
 if [[ $HC_RANK == 1 ]]; then
 	i0=$(sed -n '/^\[rank\.0\]/,/^\[/ s/.*iface=\(hct[0-9]*\).*/\1/p' "$HC_CONFIG")
 	sed "/^\[rank\.1\]/,/^\[/ s/iface=hct[0-9]*/iface=$i0/" "$HC_CONFIG" >"$HC_CONFIG.c32"
-	export HC_CONFIG=$HC_CONFIG.c32
+	HC_CONFIG=$HC_CONFIG.c32 "$HC_C32_PROG" "$@"
+	rc=$?
+	touch "$HC_C32_DIR/rank1.done"
+	exit $rc
 fi
-exec "$HC_C32_PROG" "$@"
+"$HC_C32_PROG" "$@" &
+pid=$!
+trap 'kill -TERM $pid 2>/dev/null' TERM INT	# hc-launch ends ranks by PID
+for ((i = 0; i < 200; i++)); do
+	[[ -e $HC_C32_DIR/rank1.done ]] && break
+	sleep 0.05
+done
+i0=$(sed -n '/^\[rank\.0\]/,/^\[/ s/.*iface=\(hct[0-9]*\).*/\1/p' "$HC_CONFIG")
+[[ -e $HC_C32_DIR/rank1.done ]] &&
+	echo "c32: $i0 flags $(cat "/sys/class/net/$i0/flags") after rank 1 ended"
+rc=0
+while kill -0 $pid 2>/dev/null; do
+	wait $pid
+	rc=$?
+done
+exit $rc
 EOS
 chmod +x "$work/tap.sh"
-HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=2 \
-	"$bin/hc-launch" -n 2 "$work/tap.sh" -s quick >"$work/tap.out" 2>&1
+HC_C32_DIR=$work HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 \
+	HC_LAUNCH_GRACE=2 "$bin/hc-launch" -n 2 "$work/tap.sh" -s quick \
+	>"$work/tap.out" 2>&1
 rc=$?
 msg="tap hct[0-9]+ has 2 queues attached, 1 of them this port's: another process holds it"
 if [ "$rc" -ne 0 ] && grep -qE "^\[[01]\] .*$msg" "$work/tap.out"; then
 	ok "two ranks on one tap: $(grep -oE "^\[[01]\] .*$msg" "$work/tap.out" | head -1)"
 else
 	no "shared tap: exit $rc: $(grep -v PASS "$work/tap.out" | tail -8)"
+fi
+# Both ranks give up when rank 0 counts after rank 1 attached: then no
+# rank holds the tap, and its flags tell nothing.
+flags=$(sed -n 's/^\[0\] c32: hct[0-9]* flags \(0x[0-9a-f]*\) after rank 1 ended$/\1/p' "$work/tap.out")
+if grep -qE "^\[0\] .*$msg" "$work/tap.out"; then
+	ok "both ranks gave up the shared tap: no flags to check"
+elif [[ -n $flags ]] && (( flags & 1 )); then
+	ok "the shared tap is up after rank 1 gave up (flags $flags)"
+else
+	no "shared tap after rank 1 gave up: flags '${flags}': $(grep -E '^\[0\] c32:|hc.driver' "$work/tap.out" | tail -4)"
 fi
 exit $bad
