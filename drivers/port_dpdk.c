@@ -225,13 +225,30 @@ static const struct hc_port_ops dpdk_ops = {
 	.close = dpdk_close,
 };
 
-/* Give the kernel side of a net_tap its own MAC (see port.h); its name
- * goes to ifname (IF_NAMESIZE bytes). */
+/* One interface ioctl (SIOCGIFFLAGS, SIOCSIFFLAGS, SIOCSIFHWADDR) on
+ * ifr; 0, or -1 with errno set. */
 static int
-tap_kernel_mac(struct hc_port *port, uint32_t if_index, char *ifname)
+if_ioctl(unsigned long req, struct ifreq *ifr)
+{
+	int fd, rc, e;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -1;
+	rc = ioctl(fd, req, ifr);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+/* Give the kernel side of a net_tap its own MAC (see port.h): its name
+ * goes to ifname (IF_NAMESIZE bytes), the MAC it got to kmac. */
+static int
+tap_kernel_mac(struct hc_port *port, uint32_t if_index, char *ifname,
+	       struct rte_ether_addr *kmac)
 {
 	struct ifreq ifr;
-	int fd, rc;
 
 	memset(&ifr, 0, sizeof(ifr));
 	if (if_index == 0 || if_indextoname(if_index, ifr.ifr_name) == NULL) {
@@ -239,15 +256,11 @@ tap_kernel_mac(struct hc_port *port, uint32_t if_index, char *ifname)
 		return -1;
 	}
 	snprintf(ifname, IF_NAMESIZE, "%s", ifr.ifr_name);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0)
-		return -1;
+	*kmac = port->mac;
+	kmac->addr_bytes[0] ^= 0x04;
 	ifr.ifr_hwaddr.sa_family = 1; /* ARPHRD_ETHER */
-	memcpy(ifr.ifr_hwaddr.sa_data, port->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
-	ifr.ifr_hwaddr.sa_data[0] ^= 0x04;
-	rc = ioctl(fd, SIOCSIFHWADDR, &ifr);
-	close(fd);
-	if (rc != 0) {
+	memcpy(ifr.ifr_hwaddr.sa_data, kmac->addr_bytes, RTE_ETHER_ADDR_LEN);
+	if (if_ioctl(SIOCSIFHWADDR, &ifr) != 0) {
 		HC_LOG(ERR, DRIVER, "%s: cannot set the MAC of kernel side %s: %s",
 		       port->name, ifr.ifr_name, strerror(errno));
 		return -1;
@@ -333,24 +346,19 @@ static void
 tap_set_up(struct hc_port *port, const char *ifname)
 {
 	struct ifreq ifr;
-	int fd;
 
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0)
+	if (if_ioctl(SIOCGIFFLAGS, &ifr) != 0 || (ifr.ifr_flags & IFF_UP))
 		return;
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0)
-			HC_LOG(ERR, DRIVER, "%s: cannot set %s up again for "
-			       "the process that holds it: %s", port->name,
-			       ifname, strerror(errno));
-		else
-			HC_LOG(INFO, DRIVER, "%s: %s up again for the process "
-			       "that holds it", port->name, ifname);
-	}
-	close(fd);
+	ifr.ifr_flags |= IFF_UP;
+	if (if_ioctl(SIOCSIFFLAGS, &ifr) != 0)
+		HC_LOG(ERR, DRIVER, "%s: cannot set %s up again for the "
+		       "process that holds it: %s", port->name, ifname,
+		       strerror(errno));
+	else
+		HC_LOG(INFO, DRIVER, "%s: %s up again for the process that "
+		       "holds it", port->name, ifname);
 }
 
 /* Wait for link up. A memif client (redial set) whose server had not
@@ -557,11 +565,10 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 	if (strcmp(info.driver_name, "net_virtio_user") == 0)
 		port->tx_held_max = ntx;
 	if (strcmp(info.driver_name, "net_tap") == 0) {
-		struct rte_ether_addr kmac = port->mac;
+		struct rte_ether_addr kmac;
 
-		if (tap_kernel_mac(port, info.if_index, tap_ifname) != 0)
+		if (tap_kernel_mac(port, info.if_index, tap_ifname, &kmac) != 0)
 			return -HC_ERR_PORT;
-		kmac.addr_bytes[0] ^= 0x04;
 		/* 1: the one queue pair rte_eth_dev_configure() got above */
 		return tap_exclusive(port, tap_ifname, &kmac, 1);
 	}

@@ -110,8 +110,8 @@ fi
 # again for the one that holds it (IFF_UP, 0x1).
 cat >"$work/tap.sh" <<'EOS'
 #!/usr/bin/env bash
+i0=$(sed -n '/^\[rank\.0\]/,/^\[/ s/.*iface=\(hct[0-9]*\).*/\1/p' "$HC_CONFIG")
 if [[ $HC_RANK == 1 ]]; then
-	i0=$(sed -n '/^\[rank\.0\]/,/^\[/ s/.*iface=\(hct[0-9]*\).*/\1/p' "$HC_CONFIG")
 	sed "/^\[rank\.1\]/,/^\[/ s/iface=hct[0-9]*/iface=$i0/" "$HC_CONFIG" >"$HC_CONFIG.c32"
 	HC_CONFIG=$HC_CONFIG.c32 "$HC_C32_PROG" "$@"
 	rc=$?
@@ -125,7 +125,6 @@ for ((i = 0; i < 200; i++)); do
 	[[ -e $HC_C32_DIR/rank1.done ]] && break
 	sleep 0.05
 done
-i0=$(sed -n '/^\[rank\.0\]/,/^\[/ s/.*iface=\(hct[0-9]*\).*/\1/p' "$HC_CONFIG")
 [[ -e $HC_C32_DIR/rank1.done ]] &&
 	echo "c32: $i0 flags $(cat "/sys/class/net/$i0/flags") after rank 1 ended"
 rc=0
