@@ -15,8 +15,11 @@
 #   world-size    rank 3 with HC_WORLD_SIZE=5: "ranks disagree on the world size"
 #   addr-clash    rank 2 with HC_LOCAL_RANK=1 (rank 1's IP and MAC): "address in use"
 #   port-clash    another program listens on the rendezvous port: "address in use"
+# and last the teardown: namespace, set-up folder and the ranks' EAL
+# runtime folder (/var/run/dpdk/hcs<pid>) gone.
 # Prints PASS/FAIL per case; exit 0 only when all passed. The EXIT trap
-# ends the squatter by PID and runs hc-launch --teardown.
+# ends the squatter by PID and runs hc-launch --teardown (if the last
+# case has not).
 set -uo pipefail
 root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 bin=$root/build/bin
@@ -144,6 +147,22 @@ squat_pid=$!
 for _ in $(seq 100); do grep -qs listening "$log/squat" && break; sleep 0.1; done
 err_case port-clash-n4 4 "address in use" 'export HC_MASTER_PORT=29701'
 kill "$squat_pid" 2>/dev/null; wait "$squat_pid" 2>/dev/null; squat_pid=""
+
+# teardown: the ranks' EAL runtime folder goes with the namespace. The
+# set-up gives every rank --file-prefix hcs<pid>; before it did, the EAL
+# used its default prefix and /var/run/dpdk/rte stayed behind.
+prefix=$(grep -oE -- '--file-prefix [^ ]+' <<<"$HC_EAL_ARGS" | cut -d' ' -f2)
+had_rt=no
+[ -n "$prefix" ] && [ -d "/var/run/dpdk/$prefix" ] && had_rt=yes
+$HC_TEARDOWN
+HC_TEARDOWN=""
+if [[ $prefix == hcs[0-9]* ]] && [ "$had_rt" = yes ] &&
+	[ ! -e "/var/run/dpdk/$prefix" ] && ! ip netns list | grep -q "^$HC_NETNS\b" &&
+	[ ! -e "$HC_SETUP_DIR" ]; then
+	pass "teardown: netns $HC_NETNS, $HC_SETUP_DIR and /var/run/dpdk/$prefix removed"
+else
+	fail "teardown: prefix '$prefix' (runtime folder there before: $had_rt), left: $(ls -d "/var/run/dpdk/$prefix" "$HC_SETUP_DIR" 2>/dev/null) $(ip netns list | grep "^$HC_NETNS\b")"
+fi
 
 echo "launchers: $fails failed"
 [ "$fails" -eq 0 ]
