@@ -161,7 +161,8 @@ if [[ $prefix == hcs[0-9]* ]] && [ "$had_rt" = yes ] &&
 	[ ! -e "$HC_SETUP_DIR" ]; then
 	pass "teardown: netns $HC_NETNS, $HC_SETUP_DIR and /var/run/dpdk/$prefix removed"
 else
-	fail "teardown: prefix '$prefix' (runtime folder there before: $had_rt), left: $(ls -d "/var/run/dpdk/$prefix" "$HC_SETUP_DIR" 2>/dev/null) $(ip netns list | grep "^$HC_NETNS\b")"
+	left=$(ls -d ${prefix:+"/var/run/dpdk/$prefix"} /var/run/dpdk/rte "$HC_SETUP_DIR" 2>/dev/null)
+	fail "teardown: prefix '$prefix' (runtime folder there before: $had_rt), left: $left $(ip netns list | grep "^$HC_NETNS\b")"
 fi
 
 echo "launchers: $fails failed"
