@@ -24,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu_pin.h"
+
 /* One counter per cache line (64 bytes on x86-64), so that each transfer
  * moves exactly one line. */
 struct line {
@@ -35,23 +37,13 @@ static struct line ping, pong;
 static uint64_t trips;
 static int cpu_b;
 
-static int
-pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 static void *
 answer(void *arg)
 {
 	uint64_t i;
 
 	(void)arg;
-	if (pin(cpu_b) != 0) {
+	if (bench_pin(cpu_b) != 0) {
 		pong.v = UINT64_MAX; /* tell the main thread */
 		return NULL;
 	}
@@ -98,7 +90,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	cpu_b = (int)b;
-	if (pin((int)a) != 0) {
+	if (bench_pin((int)a) != 0) {
 		fprintf(stderr, "c2c: cannot run on CPU %lu\n",
 			(unsigned long)a);
 		return 1;
