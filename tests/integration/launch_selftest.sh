@@ -341,6 +341,27 @@ case_fabric_keys() {
 	expect_rc 0
 	! grep -q '^\[transport\]' "$work/fab4/hc.ini" ||
 		fail "tap: a [transport] section the user did not give"
+	# memif and shm with more ranks than CPUs: bdp_bytes = ring slots x
+	# MTU / 3, within 100000..400000; none with a CPU per rank.
+	local over=$(($(nproc) + 1)) want got
+	fabric_bdp() {	# WANT PMD-ARGS...: the generated bdp_bytes is WANT
+		want=$1
+		shift
+		rm -rf "$work/fab5"
+		run_launch fabric 20 "$@" --config-only "$work/fab5"
+		expect_rc 0
+		got=$(ini_get "$work/fab5/hc.ini" transport bdp_bytes)
+		[[ $got == "$want" ]] ||
+			fail "$*: bdp_bytes '$got', want '$want'"
+	}
+	fabric_bdp 384000 -n $over --pmd memif
+	fabric_bdp 384000 -n $over --pmd shm
+	fabric_bdp 100000 -n $over --pmd memif --mtu 1500
+	fabric_bdp 400000 -n $over --pmd memif --mtu 16000
+	HC_LAUNCH_SHM_SLOTS=64 fabric_bdp 192000 -n $over --pmd shm
+	HC_LAUNCH_MEMIF_RSIZE=5 fabric_bdp 100000 -n $over --pmd memif
+	fabric_bdp "" -n 1 --pmd memif
+	HC_LAUNCH_CONFIG_EXTRA=$g fabric_bdp 250000 -n $over --pmd memif
 }
 
 case_prefix() {
