@@ -310,7 +310,9 @@ case_config_only() {
 
 # --pmd virtio: the launcher's [transport] bdp_bytes (launch_transport_keys)
 # merged into the extra config's [transport] section, a section of its own
-# without one, and the extra config's own value kept; none on tap.
+# without one, and the extra config's own value kept; none on tap; memif
+# and shm with more ranks than CPUs: ring slots x MTU / 3 within
+# 100000..400000, none with a CPU per rank.
 case_fabric_keys() {
 	NAME=fabric
 	local f=$work/fabric-extra.ini g=$work/fabric-own.ini c n
