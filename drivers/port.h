@@ -126,8 +126,9 @@ struct hc_port {
  * holds the 128-byte headroom: MTU <= 65389; IPv4's total length and
  * net_memif's bsize (uint16_t) allow that too. Only ports that carry such
  * frames take it (net_memif, whose ring slots are bsize bytes, and the
- * sim); a DPDK PMD's own max_mtu is checked at open, and hc-launch keeps
- * tap and virtio at 9000, af_packet at 1500.
+ * sim; net_af_packet too, whose PACKET_MMAP slots are framesz bytes); a
+ * DPDK PMD's own max_mtu is checked at open, and hc-launch keeps tap and
+ * virtio at 9000.
  */
 #define HC_PORT_MTU_MAX 65000
 
@@ -172,8 +173,15 @@ extern const struct hc_cfg_table hc_port_cfg_table;
  * where /sys shows another network namespace than the tap's (its
  * address there is not the kernel-side MAC just set).
  *
+ * For net_af_packet, whose PACKET_MMAP slots are the devargs' framesz
+ * bytes (default 2048), the mbufs get room for a whole slot, and a slot
+ * too small for a [net] mtu frame (framesz < mtu + 80: the kernel writes
+ * a frame at offset 66 of its slot and would cut it) fails the open.
+ *
  * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_PORT (probe, configure,
  *         queue setup or start failed; logged with the DPDK error),
+ *         -HC_ERR_CONFIG (net_af_packet: framesz below mtu + 80, or above
+ *         65439, what an mbuf holds; logged with both values),
  *         -HC_ERR_LINK_DOWN, -HC_ERR_ADDR_IN_USE (net_tap: another
  *         process holds queues of the same tap; logged naming it).
  */

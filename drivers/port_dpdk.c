@@ -445,6 +445,74 @@ virtio_user_socket(const char *devargs)
 	       stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+/*
+ * net_af_packet's PACKET_MMAP slots (DPDK 22.11
+ * drivers/net/af_packet/rte_eth_af_packet.c, Linux net/packet/af_packet.c):
+ * - the kernel writes a received frame at offset AFP_RX_MAC_OFF of its
+ *   slot (TPACKET_V2: TPACKET_ALIGN(32-byte tpacket2_hdr + 20-byte
+ *   sockaddr_ll + 16) - 14, tpacket_rcv's macoff) and cuts what does not
+ *   fit (tp_snaplen < tp_len), so a slot carries MTU + 14 bytes of frame
+ *   only if framesz >= MTU + AFP_RX_MAC_OFF + 14;
+ * - rx_queue_setup refuses an mbuf pool whose data room is less than
+ *   framesz - AFP_SLOT_HDR (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll)),
+ *   and RX copies each frame whole into one mbuf.
+ * framesz defaults to 2048 (the PMD's DFLT_FRAME_SIZE).
+ */
+#define AFP_RX_MAC_OFF 66
+#define AFP_SLOT_HDR 32
+#define AFP_FRAMESZ_DEFAULT 2048
+
+/* framesz= of net_af_packet devargs, AFP_FRAMESZ_DEFAULT when absent, 0
+ * when not a number. */
+static uint32_t
+afp_framesz(const char *devargs)
+{
+	const char *p = strstr(devargs, ",framesz=");
+	char *end;
+	unsigned long v;
+
+	if (p == NULL)
+		return AFP_FRAMESZ_DEFAULT;
+	p += strlen(",framesz=");
+	v = strtoul(p, &end, 10);
+	if (end == p || (*end != '\0' && *end != ',') || v > UINT16_MAX * 4UL)
+		return 0;
+	return (uint32_t)v;
+}
+
+/* Extra mbuf data room a net_af_packet port needs beside a whole frame
+ * (hc_port_pool_create) for its framesz; -HC_ERR_CONFIG, logged, when
+ * framesz cannot carry a [net] mtu frame. */
+static int
+afp_extra_room(const char *devargs, const struct hc_port_conf *conf,
+	       const char *name)
+{
+	uint32_t fs = afp_framesz(devargs);
+	uint32_t frame = conf->mtu + RTE_ETHER_HDR_LEN;
+	uint32_t room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+
+	if (fs == 0) {
+		HC_LOG(ERR, DRIVER, "%s: devargs' framesz= is not a number of "
+		       "bytes", name);
+		return -HC_ERR_CONFIG;
+	}
+	if (fs < frame + AFP_RX_MAC_OFF) {
+		HC_LOG(ERR, DRIVER, "%s: [net] mtu %u needs framesz >= %u "
+		       "(the kernel writes a frame at offset %u of its "
+		       "PACKET_MMAP slot), devargs give %u", name, conf->mtu,
+		       frame + AFP_RX_MAC_OFF, AFP_RX_MAC_OFF, fs);
+		return -HC_ERR_CONFIG;
+	}
+	if (fs - AFP_SLOT_HDR + RTE_PKTMBUF_HEADROOM > UINT16_MAX) {
+		HC_LOG(ERR, DRIVER, "%s: framesz %u: an mbuf holds at most %u "
+		       "bytes (framesz <= %u)", name, fs,
+		       UINT16_MAX - RTE_PKTMBUF_HEADROOM,
+		       UINT16_MAX - RTE_PKTMBUF_HEADROOM + AFP_SLOT_HDR);
+		return -HC_ERR_CONFIG;
+	}
+	return fs - AFP_SLOT_HDR > room ? (int)(fs - AFP_SLOT_HDR - room) : 0;
+}
+
 /* sizeof(struct virtio_net_hdr_mrg_rxbuf), the header net_virtio_user puts
  * before each received frame in the mbuf (virtio spec 1.1, 5.1.6). */
 #define VIRTIO_NET_HDR_BYTES 12
@@ -458,7 +526,7 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 	uint16_t id = port->port_id, nrx = conf->rx_desc, ntx = conf->tx_desc;
 	uint64_t want;
 	uint32_t waited = 0;
-	bool memif;
+	bool memif, afp;
 	int rc;
 
 	rc = rte_eth_dev_info_get(id, &info);
@@ -473,6 +541,7 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		return -HC_ERR_PORT;
 	}
 	memif = strcmp(info.driver_name, "net_memif") == 0;
+	afp = strcmp(info.driver_name, "net_af_packet") == 0;
 	if (strcmp(info.driver_name, "net_tap") == 0 &&
 	    conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >
 	    info.max_rx_pktlen) {
@@ -489,17 +558,21 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 	}
 	memset(&ec, 0, sizeof(ec));
 	ec.rxmode.mtu = conf->mtu;
-	if (memif && conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >
-		     info.max_rx_pktlen) {
+	if ((memif || afp) &&
+	    conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN >
+	    info.max_rx_pktlen) {
 		/* net_memif (DPDK 22.11) reports max_rx_pktlen 1518 but
 		 * enforces no length: TX splits a frame over as many bsize
 		 * slots as it needs and RX copies it into the mbuf, which
-		 * holds a whole [net] mtu frame (hc_port_pool_create). Only
+		 * holds a whole [net] mtu frame (hc_port_pool_create).
+		 * net_af_packet reports 1518 too and checks a frame only
+		 * against its PACKET_MMAP slot (afp_extra_room). Only
 		 * ethdev's own check must pass. */
 		ec.rxmode.mtu = info.max_rx_pktlen - RTE_ETHER_HDR_LEN -
 				RTE_ETHER_CRC_LEN;
-		HC_LOG(INFO, DRIVER, "%s: MTU %u over memif (ethdev told %u)",
-		       port->name, conf->mtu, ec.rxmode.mtu);
+		HC_LOG(INFO, DRIVER, "%s: MTU %u over %s (ethdev told %u)",
+		       port->name, conf->mtu, info.driver_name,
+		       ec.rxmode.mtu);
 	}
 	/* Chained mbufs on TX when the PMD offers them and takes at least 2
 	 * segments per frame (net_tap, net_memif, net_af_packet and
@@ -616,12 +689,19 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 		  const struct hc_port_conf *conf)
 {
 	char tap_ifname[IF_NAMESIZE] = "";
-	int rc;
+	int rc, extra = 0;
 
 	rc = hc_port_init(port, devargs, conf);
 	if (rc != 0)
 		return rc;
 	port->memif = strncmp(port->name, "net_memif", 9) == 0;
+	if (strncmp(port->name, "net_virtio_user", 15) == 0)
+		extra = VIRTIO_NET_HDR_BYTES;
+	if (strncmp(port->name, "net_af_packet", 13) == 0) {
+		extra = afp_extra_room(devargs, conf, port->name);
+		if (extra < 0)
+			return extra;
+	}
 
 	rc = rte_dev_probe(devargs);
 	if (rc != 0) {
@@ -636,10 +716,9 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	}
 	/* net_virtio_user: room for the virtio-net header beside a whole
 	 * frame (hc_port_pool_create), else MTUs above 2030 fail its RX
-	 * queue setup ("Rx scatter check failed"). */
-	rc = hc_port_pool_create(port, conf,
-				 strncmp(port->name, "net_virtio_user", 15) == 0 ?
-				 VIRTIO_NET_HDR_BYTES : 0);
+	 * queue setup ("Rx scatter check failed"); net_af_packet: room for
+	 * its slot (afp_extra_room). */
+	rc = hc_port_pool_create(port, conf, (uint32_t)extra);
 	if (rc != 0)
 		goto fail_dev;
 	port->ops = &dpdk_ops;

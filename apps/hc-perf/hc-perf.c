@@ -331,7 +331,7 @@ print_transport(struct hc_ctx *ctx, struct hc_comm *comm,
 		const struct hc_stats *a, const struct hc_stats *b)
 {
 	struct hc_flow_stats fs;
-	double v[7] = { 0 };
+	double v[8] = { 0 };
 	int n = hc_comm_size(comm), r = hc_comm_rank(comm), q, rc;
 
 	v[0] = (double)(b->hct_rtos - a->hct_rtos);
@@ -343,14 +343,16 @@ print_transport(struct hc_ctx *ctx, struct hc_comm *comm,
 		if (q != r && hc_flow_stats_get(ctx, (uint32_t)q, &fs) == 0) {
 			v[3] += (double)fs.rtos_spurious;
 			v[4] += (double)fs.rtos_deferred;
+			v[7] += (double)fs.acks_tx;
 		}
-	rc = hc_allreduce(comm, v, v, 7, HC_DTYPE_FLOAT64, HC_OP_SUM);
+	rc = hc_allreduce(comm, v, v, 8, HC_DTYPE_FLOAT64, HC_OP_SUM);
 	if (rc == 0 && r == 0)
 		printf("# transport: %.0f RTOs (since hc_init %.0f spurious, "
 		       "%.0f deferred), %.0f DATA retransmitted, %.0f DATA sent "
 		       "(%.0f with a header-only CRC: shm links; %.0f zero "
-		       "copy), %d ranks' sums over the sweep\n", v[0], v[3],
-		       v[4], v[1], v[2], v[5], v[6], n);
+		       "copy), %.0f pure ACKs sent since hc_init, %d ranks' "
+		       "sums over the sweep\n", v[0], v[3], v[4], v[1], v[2],
+		       v[5], v[6], v[7], n);
 	return rc;
 }
 

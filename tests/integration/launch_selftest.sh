@@ -273,10 +273,12 @@ case_usage_errors() {
 	run_launch usage 10 -n 2 --mtu 100 true
 	expect_rc 2
 	# af_packet is a PMD now (issue 11); an unknown name stays an error,
-	# and so does an MTU net_af_packet cannot carry (max_rx_pktlen 1518).
+	# and so does an MTU above what one mbuf holds (HC_PORT_MTU_MAX).
 	run_launch usage 10 -n 2 --pmd no_such_pmd true
 	expect_rc 2
-	run_launch usage 10 -n 2 --pmd af_packet --mtu 1501 true
+	run_launch usage 10 -n 2 --pmd af_packet --mtu 65001 true
+	expect_rc 2
+	run_launch usage 10 -n 2 --pmd tap --mtu 9001 true
 	expect_rc 2
 	run_launch usage 10 -n 2
 	expect_rc 2
@@ -364,6 +366,31 @@ case_fabric_keys() {
 	HC_LAUNCH_MEMIF_RSIZE=5 fabric_bdp 100000 -n $over --pmd memif
 	fabric_bdp "" -n 1 --pmd memif
 	HC_LAUNCH_CONFIG_EXTRA=$g fabric_bdp 250000 -n $over --pmd memif
+}
+
+# af_packet's PACKET_MMAP rings by MTU (hc-launch's header, "af_packet"):
+# the PMD's defaults up to MTU 1968, above it slots of MTU + 80 bytes
+# rounded up to 256 (the kernel writes a frame at offset 66 of its slot),
+# 16 slots per block, about 8 MiB of slots; the default MTU is 65000.
+case_afp_rings() {
+	NAME=afp
+	afp_port() {	# WANT-MTU WANT-RINGS ARGS...
+		local want_mtu=$1 want=$2 c
+		shift 2
+		rm -rf "$work/afp"
+		run_launch afp 20 -n 2 --pmd af_packet "$@" --config-only "$work/afp"
+		expect_rc 0
+		c=$work/afp/hc.ini
+		[[ $(ini_get "$c" net mtu) == "$want_mtu" ]] ||
+			fail "af_packet $*: mtu '$(ini_get "$c" net mtu)', want $want_mtu"
+		[[ $(ini_get "$c" rank.1 port) == "net_af_packet0,iface=hcp1,qpairs=1,qdisc_bypass=1,$want" ]] ||
+			fail "af_packet $*: port '$(ini_get "$c" rank.1 port)', want ...,$want"
+	}
+	afp_port 65000 blocksz=1044480,framesz=65280,framecnt=128
+	afp_port 1500 blocksz=4096,framesz=2048,framecnt=2048 --mtu 1500
+	afp_port 1968 blocksz=4096,framesz=2048,framecnt=2048 --mtu 1968
+	afp_port 1969 blocksz=36864,framesz=2304,framecnt=3648 --mtu 1969
+	afp_port 9000 blocksz=147456,framesz=9216,framecnt=912 --mtu 9000
 }
 
 case_prefix() {
@@ -771,7 +798,7 @@ EOF
 }
 
 # ---------------------------------------------------------------- main
-all=(help usage_errors config_only fabric_keys prefix env_config eal_args memif_pin exit_status
+all=(help usage_errors config_only fabric_keys afp_rings prefix env_config eal_args memif_pin exit_status
 	grace_kill sigint sigterm sigkill stdin timeout build_bin dpdk_testpmd)
 if (($#)); then
 	cases=("$@")

@@ -5,7 +5,9 @@
  * order both ways (chained ones too), a full ring refuses and then takes
  * again, lent slots fall back to copies past half the ring and come back
  * when freed, oversize frames and bad devargs get their errors, and a
- * second client of a link finds no server.
+ * second client of a link finds no server. Beside it, the slot check of
+ * the DPDK port for net_af_packet (drivers/port_dpdk.c afp_extra_room),
+ * which refuses a framesz before any device is probed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create; nftw (test_eal.h) */
@@ -602,6 +604,52 @@ test_bad_devargs(void)
 					 "role=server", &c), -HC_ERR_INVAL);
 }
 
+/* net_af_packet: a framesz that cannot carry an [net] mtu frame (below
+ * mtu + 80, the kernel writing it at offset 66 of the slot) or that no
+ * mbuf holds (above 65439) is -HC_ERR_CONFIG before the probe; one just
+ * big enough passes that check and fails only at the probe, whose
+ * interface does not exist (-HC_ERR_PORT). */
+static void
+test_afp_framesz(void)
+{
+	static const struct {
+		uint32_t mtu;
+		const char *framesz; /* NULL: none (the PMD's 2048) */
+		int rc;
+	} cases[] = {
+		{ 9000, "2048", -HC_ERR_CONFIG },
+		{ 9000, "9079", -HC_ERR_CONFIG },
+		{ 9000, "9080", -HC_ERR_PORT },
+		{ 9000, "x", -HC_ERR_CONFIG },
+		{ 1968, NULL, -HC_ERR_PORT },
+		{ 1969, NULL, -HC_ERR_CONFIG },
+		{ 1500, "65439", -HC_ERR_PORT },
+		{ 1500, "65440", -HC_ERR_CONFIG },
+		{ 65000, "65280", -HC_ERR_PORT },
+	};
+	struct hc_port port;
+	struct hc_port_conf c;
+	char devargs[128], pool[32];
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		conf_of(&c, cases[i].mtu, 1023, pool, sizeof(pool));
+		if (cases[i].framesz != NULL)
+			snprintf(devargs, sizeof(devargs),
+				 "net_af_packet0,iface=hcnosuch0,framesz=%s",
+				 cases[i].framesz);
+		else
+			snprintf(devargs, sizeof(devargs),
+				 "net_af_packet0,iface=hcnosuch0");
+		rc = hc_port_open_dpdk(&port, devargs, &c);
+		if (rc != cases[i].rc)
+			printf("\n  mtu %u %s: %d, want %d\n", cases[i].mtu,
+			       devargs, rc, cases[i].rc);
+		CU_ASSERT_EQUAL(rc, cases[i].rc);
+	}
+}
+
 static CU_TestInfo shm_tests[] = {
 	{ "frames both ways, byte for byte, in order", test_stream_both_ways },
 	{ "a full ring refuses, then takes again", test_ring_full },
@@ -615,11 +663,17 @@ static CU_TestInfo shm_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
+static CU_TestInfo afp_tests[] = {
+	{ "net_af_packet: framesz against [net] mtu", test_afp_framesz },
+	CU_TEST_INFO_NULL,
+};
+
 int
 main(void)
 {
 	CU_SuiteInfo suites[] = {
 		{ "shm", NULL, NULL, NULL, NULL, shm_tests },
+		{ "af_packet slots", NULL, NULL, NULL, NULL, afp_tests },
 		CU_SUITE_INFO_NULL,
 	};
 	unsigned int failed;
