@@ -365,6 +365,10 @@ case_fabric_keys() {
 	HC_LAUNCH_SHM_SLOTS=64 fabric_bdp 192000 -n $over --pmd shm
 	HC_LAUNCH_MEMIF_RSIZE=5 fabric_bdp 100000 -n $over --pmd memif
 	fabric_bdp "" -n 1 --pmd memif
+	# af_packet: 1000000 at every MTU, an extra config's own value kept.
+	fabric_bdp 1000000 -n 2 --pmd af_packet
+	fabric_bdp 1000000 -n 2 --pmd af_packet --mtu 1500
+	HC_LAUNCH_CONFIG_EXTRA=$g fabric_bdp 250000 -n 2 --pmd af_packet
 	HC_LAUNCH_CONFIG_EXTRA=$g fabric_bdp 250000 -n $over --pmd memif
 }
 
