@@ -180,8 +180,9 @@ extern const struct hc_cfg_table hc_port_cfg_table;
  *
  * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_PORT (probe, configure,
  *         queue setup or start failed; logged with the DPDK error),
- *         -HC_ERR_CONFIG (net_af_packet: framesz below mtu + 80, or above
- *         65439, what an mbuf holds; logged with both values),
+ *         -HC_ERR_CONFIG (net_af_packet: framesz below mtu + 80, above
+ *         65439 (an mbuf holds 65407 bytes beside its headroom, and the
+ *         PMD wants framesz - 32) or not a number; logged),
  *         -HC_ERR_LINK_DOWN, -HC_ERR_ADDR_IN_USE (net_tap: another
  *         process holds queues of the same tap; logged naming it).
  */
