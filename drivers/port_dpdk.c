@@ -8,6 +8,7 @@
  * marked experimental in 22.11: see "Work run on EAL's interrupt thread". */
 #define ALLOW_EXPERIMENTAL_API
 #include <dirent.h>
+#include <errno.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 
 #include "hypercomm.h"
 #include "log.h"
@@ -390,24 +392,35 @@ wait_link(struct hc_port *port, uint32_t wait_ms, bool redial)
 	return -HC_ERR_LINK_DOWN;
 }
 
-/* The value of devargs' ",KEY=" (up to the next comma) as a socket path
- * in path (sun_path's 108 bytes). @return 0, or -1 when absent, empty or
- * too long. */
+/* The value of KEY in devargs ("DRIVER,key=value,...": the kvargs after
+ * the driver's name, parsed by DPDK's rte_kvargs as the PMD parses them)
+ * copied into buf (size bytes, NUL included). @return 0, -ENOENT when KEY
+ * is absent, -EINVAL when the devargs do not parse or the value is empty
+ * or does not fit in buf. */
 static int
-devarg_path(const char *devargs, const char *key, char path[108])
+devarg_value(const char *devargs, const char *key, char *buf, size_t size)
 {
-	const char *p = strstr(devargs, key);
-	size_t n;
+	const char *comma = strchr(devargs, ',');
+	struct rte_kvargs *kv;
+	const char *v;
+	int rc;
 
-	if (p == NULL)
-		return -1;
-	p += strlen(key);
-	n = strcspn(p, ",");
-	if (n == 0 || n >= 108)
-		return -1;
-	memcpy(path, p, n);
-	path[n] = '\0';
-	return 0;
+	if (comma == NULL)
+		return -ENOENT;
+	kv = rte_kvargs_parse(comma + 1, NULL);
+	if (kv == NULL)
+		return -EINVAL;
+	v = rte_kvargs_get(kv, key);
+	if (v == NULL)
+		rc = rte_kvargs_count(kv, key) > 0 ? -EINVAL : -ENOENT;
+	else if (v[0] == '\0' || strlen(v) >= size)
+		rc = -EINVAL;
+	else {
+		memcpy(buf, v, strlen(v) + 1);
+		rc = 0;
+	}
+	rte_kvargs_free(kv);
+	return rc;
 }
 
 /* Wait up to wait_ms for the socket file of a memif client's devargs
@@ -422,7 +435,7 @@ memif_wait_socket(const char *devargs, uint32_t wait_ms)
 
 	if (strstr(devargs, "role=client") == NULL ||
 	    strstr(devargs, "socket-abstract=no") == NULL ||
-	    devarg_path(devargs, ",socket=", path) != 0)
+	    devarg_value(devargs, "socket", path, sizeof(path)) != 0)
 		return;
 	while (access(path, F_OK) != 0 && waited < wait_ms) {
 		rte_delay_ms(10);
@@ -441,7 +454,7 @@ virtio_user_socket(const char *devargs)
 	char path[108]; /* sun_path */
 	struct stat st;
 
-	return devarg_path(devargs, ",path=", path) == 0 &&
+	return devarg_value(devargs, "path", path, sizeof(path)) == 0 &&
 	       stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
@@ -463,21 +476,22 @@ virtio_user_socket(const char *devargs)
 #define AFP_FRAMESZ_DEFAULT 2048
 
 /* framesz= of net_af_packet devargs, AFP_FRAMESZ_DEFAULT when absent, 0
- * when not a number. */
+ * when not a number (or the devargs do not parse). */
 static uint32_t
 afp_framesz(const char *devargs)
 {
-	const char *p = strstr(devargs, ",framesz=");
-	char *end;
-	unsigned long v;
+	char v[16], *end;
+	unsigned long n;
+	int rc = devarg_value(devargs, "framesz", v, sizeof(v));
 
-	if (p == NULL)
+	if (rc == -ENOENT)
 		return AFP_FRAMESZ_DEFAULT;
-	p += strlen(",framesz=");
-	v = strtoul(p, &end, 10);
-	if (end == p || (*end != '\0' && *end != ',') || v > UINT16_MAX * 4UL)
+	if (rc != 0)
 		return 0;
-	return (uint32_t)v;
+	n = strtoul(v, &end, 10);
+	if (end == v || *end != '\0' || v[0] == '-' || n > UINT16_MAX * 4UL)
+		return 0;
+	return (uint32_t)n;
 }
 
 /* Extra mbuf data room a net_af_packet port needs beside a whole frame

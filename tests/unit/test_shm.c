@@ -608,7 +608,8 @@ test_bad_devargs(void)
  * mtu + 80, the kernel writing it at offset 66 of the slot) or that no
  * mbuf holds (above 65439) is -HC_ERR_CONFIG before the probe; one just
  * big enough passes that check and fails only at the probe, whose
- * interface does not exist (-HC_ERR_PORT). */
+ * interface does not exist (-HC_ERR_PORT). A framesz that is not a whole
+ * number of bytes (a suffix, a sign, empty) is -HC_ERR_CONFIG too. */
 static void
 test_afp_framesz(void)
 {
@@ -621,6 +622,9 @@ test_afp_framesz(void)
 		{ 9000, "9079", -HC_ERR_CONFIG },
 		{ 9000, "9080", -HC_ERR_PORT },
 		{ 9000, "x", -HC_ERR_CONFIG },
+		{ 9000, "9080x", -HC_ERR_CONFIG },
+		{ 9000, "-9080", -HC_ERR_CONFIG },
+		{ 9000, "", -HC_ERR_CONFIG },
 		{ 1968, NULL, -HC_ERR_PORT },
 		{ 1969, NULL, -HC_ERR_CONFIG },
 		{ 1500, "65439", -HC_ERR_PORT },
