@@ -262,6 +262,23 @@ usage(FILE *f)
 "  --stats-file F   write the final per-port counters to F\n");
 }
 
+/* 1 when the switch's own arguments (after "--", or the only argument)
+ * ask for -h or --help: the usage then prints without the EAL, which
+ * would leave its runtime folder in /var/run/dpdk behind. */
+static int
+help_wanted(int argc, char **argv)
+{
+	int i = argc == 2 ? 0 : 1;
+
+	while (i > 0 && i < argc && strcmp(argv[i], "--") != 0)
+		i++;
+	for (i++; i < argc; i++)
+		if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0)
+			return 1;
+	return 0;
+}
+
 static int
 parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
 {
@@ -297,6 +314,10 @@ main(int argc, char **argv)
 	uint16_t nports, p;
 	int rc, c, li = 0;
 
+	if (help_wanted(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "hc-vswitch: EAL init failed: %s\n",

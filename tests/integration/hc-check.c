@@ -394,6 +394,25 @@ usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", suites[i].name, suites[i].help);
 }
 
+/* 1 when hc-check's own arguments ask for -h: the only argument, or one
+ * after "--". The usage then prints before (and without) the EAL, which
+ * would leave its runtime folder in /var/run/dpdk behind; EAL's own help
+ * is -h among EAL arguments ("hc-check --no-huge -h"). */
+static int
+help_wanted(int argc, char **argv)
+{
+	int i = 1;
+
+	if (argc == 2)
+		return strcmp(argv[1], "-h") == 0;
+	while (i < argc && strcmp(argv[i], "--") != 0)
+		i++;
+	for (i++; i < argc; i++)
+		if (strcmp(argv[i], "-h") == 0)
+			return 1;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -401,6 +420,10 @@ main(int argc, char **argv)
 	const struct suite *s;
 	int ret, c, rc;
 
+	if (help_wanted(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
 	rank = env_int("HC_RANK"); /* for lines printed before hc_init */
 	/* C21: the last rank's first incarnation is a child; the parent
 	 * runs the second one, from a clean start (no EAL before fork). */
