@@ -212,7 +212,7 @@ hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
 	/* One frame per mbuf: MTU plus Ethernet header and a VLAN tag. */
 	uint32_t room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
 			extra_room;
-	uint32_t n = hc_port_pool_mbufs(conf);
+	uint32_t n = hc_port_pool_mbufs(conf, extra_room);
 
 	if (room < RTE_MBUF_DEFAULT_DATAROOM)
 		room = RTE_MBUF_DEFAULT_DATAROOM;

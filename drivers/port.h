@@ -132,9 +132,11 @@ struct hc_port {
  */
 #define HC_PORT_MTU_MAX 65000
 
-/** The pool's bytes of frames when [port] pool_mbufs is 0 (auto): 16383
- *  mbufs of a 9000-byte MTU, the default before MTUs above 9000. */
-#define HC_PORT_POOL_AUTO_BYTES (16383ull * (9000 + 18))
+/** The pool's bytes of data room when [port] pool_mbufs is 0 (auto):
+ *  16383 mbufs of a 9000-byte MTU frame (the default before MTUs above
+ *  9000) with 64 bytes to spare for what a PMD adds beside the frame
+ *  (net_virtio_user's 12-byte header). */
+#define HC_PORT_POOL_AUTO_BYTES (16383ull * (9000 + 18 + 64))
 
 /** What hc_port_open_dpdk() needs besides the devargs. */
 struct hc_port_conf {
@@ -142,7 +144,10 @@ struct hc_port_conf {
 	uint32_t pool_mbufs;   /**< mbufs in the pool; 0: auto, see
 	                        *   hc_port_pool_mbufs() */
 	uint16_t rx_desc;      /**< RX ring size, descriptors */
-	uint16_t tx_desc;      /**< TX ring size, descriptors */
+	uint16_t tx_desc;      /**< TX ring size, descriptors; a DPDK port
+	                        *   cuts it to a quarter of its pool's mbufs
+	                        *   (the ring keeps what it sent until the
+	                        *   PMD reclaims it) */
 	uint16_t burst;        /**< packets per rx/tx call, <= HC_PORT_TXQ */
 	uint32_t link_wait_ms; /**< how long to wait for link up */
 	const struct rte_ether_addr *mac; /**< port MAC, NULL: the PMD's */
@@ -226,14 +231,18 @@ int hc_port_open(struct hc_port *port, const char *devargs,
 
 /**
  * Mbufs in the pool for conf: conf->pool_mbufs, or when that is 0 (auto)
- * 16383 up to MTU 9000 and above it the largest 2^k - 1 whose frames fit
- * in HC_PORT_POOL_AUTO_BYTES (MTU 16000: 8191, 32000: 4095, 65000: 2047),
- * so that the pool's memory stays about 148 MB however large the frames.
+ * 16383 up to MTU 9000 and above it the largest 2^k - 1 (at least 1023)
+ * whose data rooms (the MTU's frame + a VLAN tag + extra_room) fit in
+ * HC_PORT_POOL_AUTO_BYTES (MTU 16000: 8191, 32000: 4095, 65000: 2047),
+ * so that the pool's memory stays about 149 MB however large the frames.
+ * @param extra_room bytes the PMD needs beside the frame, as for
+ *        hc_port_pool_create() (net_af_packet: its slot's, so MTU 9000 in
+ *        65280-byte slots gets 2047 mbufs, as MTU 65000 does).
  */
 static inline uint32_t
-hc_port_pool_mbufs(const struct hc_port_conf *conf)
+hc_port_pool_mbufs(const struct hc_port_conf *conf, uint32_t extra_room)
 {
-	uint64_t frame = conf->mtu + 18, n = 16383;
+	uint64_t frame = (uint64_t)conf->mtu + 18 + extra_room, n = 16383;
 
 	if (conf->pool_mbufs != 0)
 		return conf->pool_mbufs;
@@ -254,7 +263,7 @@ int hc_port_init(struct hc_port *port, const char *devargs,
 		 const struct hc_port_conf *conf);
 
 /**
- * Create port->pool for conf: hc_port_pool_mbufs(conf) mbufs of one frame each
+ * Create port->pool for conf: hc_port_pool_mbufs(conf, extra_room) mbufs of one frame each
  * (MTU + Ethernet header + a VLAN tag + extra_room bytes, at least
  * RTE_MBUF_DEFAULT_DATAROOM, plus headroom), named conf->pool_name.
  * Shared by every backend.

@@ -616,6 +616,18 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		     virtio_user_socket(devargs));
 	port->tx_any_memory = memif;
 
+	/* A TX ring keeps the mbufs it sent until the PMD reclaims them
+	 * (net_virtio_user: only once its free descriptors run short), so it
+	 * gets at most a quarter of the pool, as the unexpected queue does:
+	 * with a small pool (field case C30: 1023 mbufs) a 1024-slot ring
+	 * held every mbuf and the ranks stopped, each waiting for the
+	 * others' ACKs. */
+	if (ntx > port->pool->size / 4) {
+		HC_LOG(INFO, DRIVER, "%s: [port] tx_desc %u cut to %u, a "
+		       "quarter of the pool's %u mbufs", port->name, ntx,
+		       port->pool->size / 4, port->pool->size);
+		ntx = (uint16_t)(port->pool->size / 4);
+	}
 	rc = rte_eth_dev_configure(id, 1, 1, &ec);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(id, &nrx, &ntx);
