@@ -139,8 +139,11 @@ txq_flush(struct hc_port *port)
 		sent = port->ops->tx_burst(port, &port->txq[done], n);
 		done += sent;
 		port->stats.tx_pkts += sent;
-		if (sent < n)
-			break; /* ring full: keep the rest, in order */
+		if (sent < n) {
+			/* ring full: keep the rest, in order */
+			port->stats.tx_partial++;
+			break;
+		}
 	}
 	if (done > 0) {
 		/* Frames tx_burst accepted may be freed already: sum the

@@ -51,6 +51,8 @@ struct hc_port_stats {
 	uint64_t fault_drops; /**< frames dropped by the fault injector */
 	uint64_t rx_drops;    /**< frames dropped: the RX queue of the fault
 	                       *   injector was full */
+	uint64_t tx_partial;  /**< TX bursts the backend took only in part;
+	                       *   the rest stayed queued */
 };
 
 struct hc_port {

@@ -81,7 +81,8 @@ _STATS_FIELDS = [
 
 # struct hc_stats after hct_credit_limited, in its order: the drop causes
 # (C38, stale runs, authenticated mode), the per-packet CPU probe, then
-# the CRC coverage counters, the zero-copy counter, the held DATA counters.
+# the CRC coverage counters, the zero-copy counter, the held DATA counters,
+# the partial TX bursts.
 # ctypes must mirror the whole struct: hc_stats_get writes all of it
 # (tests/python/check_abi.py compares sizes and offsets with the header).
 _STATS_TAIL = [
@@ -91,7 +92,7 @@ _STATS_TAIL = [
     "cpu_rx_polls", "cpu_tx_cyc", "cpu_tx_payload_cyc", "cpu_tx_polls",
     "cpu_rx_skipped", "cpu_tx_skipped", "cpu_rx_port_cyc", "cpu_tx_port_cyc",
     "hct_data_tx_hdr_crc", "hct_data_rx_hdr_crc", "hct_data_tx_zc",
-    "coll_held", "coll_held_refused", "coll_held_max"]
+    "coll_held", "coll_held_refused", "coll_held_max", "port_tx_partial"]
 
 
 class Stats(ctypes.Structure):

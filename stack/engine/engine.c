@@ -1086,6 +1086,7 @@ hc_stats_get(struct hc_ctx *ctx, struct hc_stats *s)
 		s->port_rx_pkts += p->rx_pkts;
 		s->port_tx_pkts += p->tx_pkts;
 		s->port_tx_drops += p->tx_drops;
+		s->port_tx_partial += p->tx_partial;
 		s->fault_drops += p->fault_drops;
 	}
 	for (d = 0; d < HC_NET_DROP__MAX; d++)

@@ -697,6 +697,11 @@ struct hc_stats {
 	                               *   (coll_held's high-water mark, at
 	                               *   most the effective [coll]
 	                               *   unexpected_max) */
+	uint64_t port_tx_partial;     /**< TX bursts the PMD took only in
+	                               *   part (its ring full): the frames
+	                               *   it refused stayed queued, in order,
+	                               *   for a later burst (field case C27;
+	                               *   not drops) */
 };
 
 /**
