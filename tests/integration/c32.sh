@@ -4,7 +4,9 @@
 #  1. What hc-launch generates is distinct per rank: DPDK file prefixes
 #     (from the EAL arguments the ranks get), tap names, IPs and MACs
 #     (--config-only, tap), memif sockets (--config-only, memif: one socket
-#     per pair of ranks, one server and one client on it). Pool names are
+#     per pair of ranks, one server and one client on it), virtio's
+#     vhost-user sockets and af_packet's veths (--config-only: one each per
+#     rank). Collisions of those two are not provoked here. Pool names are
 #     the stack's: hc_r<rank>_<pid>[_<port>] (stack/engine/engine.c), one
 #     DPDK instance per rank, so they cannot meet across ranks.
 #  2. Collisions give a clear error naming the resource:
@@ -48,6 +50,16 @@ echo "$socks" | awk '$1 != 2 { exit 1 }' && ok "every socket used by 2 ranks" ||
 	no "a socket not used by exactly 2 ranks: $socks"
 n=$(grep -oE 'role=server,id=0,socket=[^,]+' "$work/memif/hc.ini" | sort | uniq -d | wc -l)
 [ "$n" = 0 ] && ok "one server per socket" || no "$n sockets with 2 servers"
+# virtio: one vhost-user socket per rank (port r of hc-vswitch);
+# af_packet: one veth per rank.
+"$bin/hc-launch" -n 4 --pmd virtio --config-only "$work/virtio" ||
+	no "config-only virtio"
+n=$(grep -oE '^port = net_virtio_user0,path=[^,]+' "$work/virtio/hc.ini" | sort -u | wc -l)
+[ "$n" = 4 ] && ok "4 distinct vhost-user sockets" || no "$n distinct vhost-user sockets of 4"
+"$bin/hc-launch" -n 4 --pmd af_packet --config-only "$work/afp" ||
+	no "config-only af_packet"
+n=$(grep -oE '^port = net_af_packet0,iface=[^,]+' "$work/afp/hc.ini" | sort -u | wc -l)
+[ "$n" = 4 ] && ok "4 distinct af_packet veths" || no "$n distinct af_packet veths of 4"
 cat >"$work/args.sh" <<'EOS'
 #!/bin/sh
 echo "prefix $(echo "$@" | grep -oE -- '--file-prefix [^ ]+' | cut -d' ' -f2)"
