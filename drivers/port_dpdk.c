@@ -22,6 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/netlink.h>
+#include <linux/packet_diag.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+
 #include <rte_interrupts.h>
 #include <rte_bus.h>
 #include <rte_cycles.h>
@@ -338,6 +343,113 @@ tap_exclusive(struct hc_port *port, const char *ifname,
 	       "iface=%s, or an earlier process of this rank still holding "
 	       "it); give each rank its own tap", port->name, ifname, all,
 	       own, ifname);
+	return -HC_ERR_ADDR_IN_USE;
+}
+
+/*
+ * Whether this net_af_packet port is the only PACKET_MMAP user of its
+ * interface (C32: two ranks given one iface= each open sockets on it, and
+ * with qdisc_bypass=1 the frames one sends never reach the other, so both
+ * would only see their peers go missing). The kernel's packet sock_diag
+ * (Linux net/packet/diag.c, NETLINK_SOCK_DIAG with AF_PACKET, as `ss -0`)
+ * lists every packet socket of this network namespace with its ifindex
+ * (PACKET_DIAG_INFO) and, for one with a TX ring, PACKET_DIAG_TX_RING.
+ * net_af_packet opens one socket with an RX and a TX ring per queue pair
+ * (`own`); a capture (tcpdump, tshark) has no TX ring and is not counted.
+ * Recounted as the tap is (TAP_RECOUNTS), for an earlier process of the
+ * same rank still exiting. A kernel without packet_diag skips the check.
+ * Returns 0, or -HC_ERR_ADDR_IN_USE (logged naming the interface).
+ */
+static int
+afp_count_tx_rings(unsigned int ifindex)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct packet_diag_req req;
+	} q;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char buf[16384] __rte_aligned(NLMSG_ALIGNTO);
+	int fd, count = 0, done = 0;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -1;
+	memset(&q, 0, sizeof(q));
+	q.nlh.nlmsg_len = sizeof(q);
+	q.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	q.req.sdiag_family = AF_PACKET;
+	q.req.pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_RING_CFG;
+	if (sendto(fd, &q, sizeof(q), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) != (ssize_t)sizeof(q)) {
+		close(fd);
+		return -1;
+	}
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+		if (n <= 0) {
+			count = -1;
+			break;
+		}
+		for (; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			struct packet_diag_msg *m = NLMSG_DATA(h);
+			struct rtattr *a;
+			int len, tx = 0, idx = -1;
+
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				count = -1;
+				done = 1;
+				break;
+			}
+			len = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+			for (a = (struct rtattr *)(m + 1); RTA_OK(a, len);
+			     a = RTA_NEXT(a, len)) {
+				if (a->rta_type == PACKET_DIAG_INFO &&
+				    RTA_PAYLOAD(a) >= sizeof(struct packet_diag_info))
+					idx = (int)((struct packet_diag_info *)
+						    RTA_DATA(a))->pdi_index;
+				else if (a->rta_type == PACKET_DIAG_TX_RING)
+					tx = 1;
+			}
+			count += tx && idx == (int)ifindex;
+		}
+	}
+	close(fd);
+	return count;
+}
+
+static int
+afp_exclusive(struct hc_port *port, unsigned int ifindex, unsigned int own)
+{
+	char ifname[IF_NAMESIZE] = "?";
+	unsigned int tries;
+	int all = 0;
+
+	for (tries = 0; tries < TAP_RECOUNTS; tries++) {
+		if (tries > 0)
+			rte_delay_ms(TAP_RECOUNT_MS);
+		all = afp_count_tx_rings(ifindex);
+		if (all < 0) {
+			HC_LOG(DEBUG, DRIVER, "%s: no packet sock_diag: no "
+			       "check of other processes on its interface",
+			       port->name);
+			return 0;
+		}
+		if ((unsigned int)all <= own)
+			return 0;
+	}
+	if_indextoname(ifindex, ifname);
+	HC_LOG(ERR, DRIVER, "%s: interface %s has %d packet sockets with a "
+	       "TX ring, %u of them this port's: another process holds it "
+	       "(two ranks given iface=%s, or an earlier process of this rank "
+	       "still holding it); give each rank its own interface",
+	       port->name, ifname, all, own, ifname);
 	return -HC_ERR_ADDR_IN_USE;
 }
 
@@ -671,6 +783,8 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		/* 1: the one queue pair rte_eth_dev_configure() got above */
 		return tap_exclusive(port, tap_ifname, &kmac, 1);
 	}
+	if (afp)	/* one socket per queue pair the PMD opened */
+		return afp_exclusive(port, info.if_index, info.max_rx_queues);
 	return 0;
 }
 

@@ -15,6 +15,16 @@
  * a shared frame). Frames a port does not accept are dropped and counted
  * (rte_eth_tx_buffer's drop callback).
  *
+ * Two clients on one port's socket (two ranks given one vhost-user path,
+ * field case C32): net_vhost (DPDK 22.11 drivers/net/vhost, new_device)
+ * accepts the second connection, switches to it and raises a link-up
+ * event although the link is up already; the first client's frames are
+ * then never read. The switch counts link-up events per port (an LSC
+ * callback) and, on one while the port is up, prints to stderr
+ *   hc-vswitch: port P (iface=PATH): a second vhost-user client attached
+ *   while one was: ...
+ * which hc-launch relays; the ranks themselves only see a peer go quiet.
+ *
  * Options:
  *   --idle-polls N   empty polls of every port before the switch gives
  *                    up its CPU (default 1; 0: busy-poll, for a switch
@@ -55,6 +65,8 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
@@ -89,6 +101,10 @@ struct vsw_port_stats {
 };
 
 static volatile sig_atomic_t quit;
+/** Per port, written by the LSC callback on net_vhost's thread: link up
+ *  as last seen, and link-up events seen while already up (clashes). */
+static uint8_t link_up[VSW_PORTS_MAX];
+static uint32_t clashes[VSW_PORTS_MAX];
 static struct vsw_fdb_entry fdb[VSW_FDB_SLOTS];
 static struct vsw_port_stats stats[VSW_PORTS_MAX];
 static struct rte_eth_dev_tx_buffer *txb[VSW_PORTS_MAX];
@@ -158,6 +174,51 @@ count_drops(struct rte_mbuf **pkts, uint16_t n, void *arg)
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
+/* RTE_ETH_EVENT_INTR_LSC of a net_vhost port: a vhost-user client
+ * attached (link up) or went (down). Runs on the vhost-events thread. */
+static int
+on_lsc(uint16_t port, enum rte_eth_event_type type, void *arg, void *out)
+{
+	struct rte_eth_link link;
+
+	RTE_SET_USED(type);
+	RTE_SET_USED(arg);
+	RTE_SET_USED(out);
+	if (port >= VSW_PORTS_MAX || rte_eth_link_get_nowait(port, &link) != 0)
+		return 0;
+	if (link.link_status == RTE_ETH_LINK_UP &&
+	    __atomic_exchange_n(&link_up[port], 1, __ATOMIC_ACQ_REL))
+		__atomic_fetch_add(&clashes[port], 1, __ATOMIC_RELEASE);
+	else if (link.link_status != RTE_ETH_LINK_UP)
+		__atomic_store_n(&link_up[port], 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Print each port's new clashes (see the comment at the top). */
+static void
+report_clashes(uint16_t nports, uint32_t *told)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	uint16_t p;
+
+	for (p = 0; p < nports; p++) {
+		uint32_t c = __atomic_load_n(&clashes[p], __ATOMIC_ACQUIRE);
+
+		if (c == told[p])
+			continue;
+		told[p] = c;
+		da = rte_eth_dev_info_get(p, &info) == 0 ?
+		     rte_dev_devargs(info.device) : NULL;
+		fprintf(stderr, "hc-vswitch: port %u (%s): a second vhost-user "
+			"client attached while one was (%u time%s): two "
+			"processes were given this socket; net_vhost switches "
+			"only the last one, the first's frames are lost\n",
+			p, da != NULL && da->args != NULL ? da->args : "?", c,
+			c == 1 ? "" : "s");
+	}
+}
+
 static int
 port_setup(uint16_t port, struct rte_mempool *pool)
 {
@@ -165,7 +226,11 @@ port_setup(uint16_t port, struct rte_mempool *pool)
 	int rc;
 
 	memset(&conf, 0, sizeof(conf));
-	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	/* net_vhost raises LSC on every (dis)connect, whatever intr_conf */
+	rc = rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC,
+					   on_lsc, NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_configure(port, 1, 1, &conf);
 	if (rc == 0)
 		rc = rte_eth_rx_queue_setup(port, 0, VSW_DESC,
 					    rte_eth_dev_socket_id(port), NULL,
@@ -310,7 +375,8 @@ main(int argc, char **argv)
 	const char *stats_file = NULL;
 	struct rte_mempool *pool;
 	struct rte_mbuf *pkts[VSW_BURST];
-	uint64_t age, empty = 0, last_rx = 0, yield_tsc;
+	uint64_t age, empty = 0, last_rx = 0, yield_tsc, next_report = 0;
+	uint32_t told[VSW_PORTS_MAX] = { 0 };
 	uint16_t nports, p;
 	int rc, c, li = 0;
 
@@ -385,6 +451,11 @@ main(int argc, char **argv)
 		uint64_t now = rte_rdtsc();
 		uint32_t got = 0;
 
+		if (now >= next_report) {	/* every 100 ms */
+			report_clashes(nports, told);
+			next_report = now + rte_get_tsc_hz() / 10;
+		}
+
 		for (p = 0; p < nports; p++) {
 			uint16_t n = rte_eth_rx_burst(p, 0, pkts, VSW_BURST), i;
 
@@ -406,6 +477,7 @@ main(int argc, char **argv)
 				usleep(idle_us);
 		}
 	}
+	report_clashes(nports, told);
 	print_stats(stdout, nports);
 	if (stats_file != NULL) {
 		FILE *f = fopen(stats_file, "w");

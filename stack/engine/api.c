@@ -19,7 +19,7 @@ static const char *const errors[HC_ERR__MAX] = {
 	[HC_ERR_INTERNAL] = "internal error",
 	[HC_ERR_WORLD_SIZE] = "ranks disagree on the world size",
 	[HC_ERR_ADDR_IN_USE] = "address in use: rendezvous port taken, or two "
-		"ranks claim the same rank, IP, MAC or tap",
+		"ranks claim the same rank, IP, MAC, tap or interface",
 };
 
 const char *

@@ -68,8 +68,8 @@ enum hc_error {
 	HC_ERR_ADDR_IN_USE = 14, /**< a clash at bring-up: the rendezvous port
 	                          *   MASTER_ADDR:PORT is held by another
 	                          *   program, or two ranks claim the same rank
-	                          *   number, IP, MAC or tap; the log names
-	                          *   them */
+	                          *   number, IP, MAC, tap or af_packet
+	                          *   interface; the log names them */
 	HC_ERR__MAX
 };
 

@@ -6,7 +6,7 @@
 #     (--config-only, tap), memif sockets (--config-only, memif: one socket
 #     per pair of ranks, one server and one client on it), virtio's
 #     vhost-user sockets and af_packet's veths (--config-only: one each per
-#     rank). Collisions of those two are not provoked here. Pool names are
+#     rank). Pool names are
 #     the stack's: hc_r<rank>_<pid>[_<port>] (stack/engine/engine.c), one
 #     DPDK instance per rank, so they cannot meet across ranks.
 #  2. Collisions give a clear error naming the resource:
@@ -22,7 +22,15 @@
 #        net_tap attaches to the launcher's multi-queue tap either way, so
 #        the driver counts the queues attached to the tap against its own,
 #        and a rank that finds more fails hc_init naming the tap
-#        (HC_ERR_ADDR_IN_USE).
+#        (HC_ERR_ADDR_IN_USE);
+#     d. two ranks given one vhost-user socket (rank 2 gets rank 1's
+#        path=): net_vhost takes the second client and drops the first
+#        without a word, so hc-vswitch counts the link-up events of each
+#        port and hc-launch relays its line naming the socket;
+#     e. two ranks given one af_packet veth (rank 2 gets rank 1's iface=):
+#        the port counts the packet sockets with a TX ring on its
+#        interface (packet sock_diag) and a rank that finds more than its
+#        own fails hc_init naming the veth (HC_ERR_ADDR_IN_USE).
 # Every hc-launch removes its namespace, folder and prefixes itself.
 set -uo pipefail
 root=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
@@ -166,5 +174,49 @@ elif [[ -n $flags ]] && (( flags & 1 )); then
 	ok "the shared tap is up after rank 1 gave up (flags $flags)"
 else
 	no "shared tap after rank 1 gave up: flags '${flags}': $(grep -E '^\[0\] c32:|hc.driver' "$work/tap.out" | tail -4)"
+fi
+
+# 2d. ranks 1 and 2 on one vhost-user socket.
+cat >"$work/virtio.sh" <<'EOS'
+#!/usr/bin/env bash
+if [[ $HC_RANK == 2 ]]; then
+	sed -E 's|/vhost2\.sock|/vhost1.sock|' "$HC_CONFIG" >"$HC_CONFIG.c32"
+	export HC_CONFIG=$HC_CONFIG.c32
+fi
+exec "$HC_C32_PROG" "$@"
+EOS
+chmod +x "$work/virtio.sh"
+HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=5 \
+	"$bin/hc-launch" -n 3 --pmd virtio "$work/virtio.sh" -s quick \
+	>"$work/virtio.out" 2>&1
+rc=$?
+msg="^hc-vswitch: port 1 \(iface=[^,]*/vhost1\.sock,[^)]*\): a second vhost-user client attached while one was"
+if [ "$rc" -ne 0 ] && grep -qE "$msg" "$work/virtio.out"; then
+	ok "two ranks on one vhost-user socket: $(grep -oE "$msg" "$work/virtio.out" | head -1)"
+else
+	no "shared vhost-user socket: exit $rc: $(grep -v PASS "$work/virtio.out" | tail -8)"
+fi
+
+# 2e. ranks 1 and 2 on one af_packet veth.
+cat >"$work/afp.sh" <<'EOS'
+#!/usr/bin/env bash
+if [[ $HC_RANK == 2 ]]; then
+	i1=$(sed -n '/^\[rank\.1\]/,/^\[/ s/.*iface=\([^,]*\).*/\1/p' "$HC_CONFIG")
+	sed -E "/^\[rank\.2\]/,/^\[/ s/iface=[^,]*/iface=$i1/" "$HC_CONFIG" >"$HC_CONFIG.c32"
+	export HC_CONFIG=$HC_CONFIG.c32
+fi
+exec "$HC_C32_PROG" "$@"
+EOS
+chmod +x "$work/afp.sh"
+HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=5 \
+	"$bin/hc-launch" -n 3 --pmd af_packet "$work/afp.sh" -s quick \
+	>"$work/afp.out" 2>&1
+rc=$?
+msg="^\[[12]\] .*net_af_packet0: interface hcp1 has 2 packet sockets with a TX ring, 1 of them this port's: another process holds it"
+if [ "$rc" -ne 0 ] && grep -qE "$msg" "$work/afp.out" &&
+	grep -qE "^\[[12]\] hc-check: hc_init: address in use" "$work/afp.out"; then
+	ok "two ranks on one af_packet veth: $(grep -oE "$msg" "$work/afp.out" | head -1)"
+else
+	no "shared af_packet veth: exit $rc: $(grep -v PASS "$work/afp.out" | tail -8)"
 fi
 exit $bad
