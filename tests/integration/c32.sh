@@ -40,6 +40,24 @@ trap 'rm -rf "$work"' EXIT
 bad=0
 ok() { echo "ok: $*"; }
 no() { echo "FAIL: $*"; bad=1; }
+# collide NAME PMD N REGEX: hc-launch -n N --pmd PMD runs hc-check -s quick
+# through a wrapper whose body (stdin, before the exec) gives one rank
+# another rank's resource; true when the job failed and its output
+# ($work/NAME.out) matches REGEX. The job's status is left in crc.
+collide() {
+	local name=$1 pmd=$2 n=$3 re=$4
+	{
+		echo '#!/usr/bin/env bash'
+		cat
+		echo 'exec "$HC_C32_PROG" "$@"'
+	} >"$work/$name.sh"
+	chmod +x "$work/$name.sh"
+	HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=5 \
+		"$bin/hc-launch" -n "$n" --pmd "$pmd" "$work/$name.sh" -s quick \
+		>"$work/$name.out" 2>&1
+	crc=$?
+	[ "$crc" -ne 0 ] && grep -qE "$re" "$work/$name.out"
+}
 
 # 1. generated names
 "$bin/hc-launch" -n 4 --config-only "$work/tap" || no "config-only tap"
@@ -102,24 +120,17 @@ fi
 
 # 2b. ranks 1 and 2 on one memif socket and id: rank 2's port to rank 1
 # names l0-1.sock (rank 0's link to rank 1) instead of l1-2.sock.
-cat >"$work/memif.sh" <<'EOS'
-#!/usr/bin/env bash
+re="port 'net_memif[0-9],role=[a-z]+,id=0,socket=[^,]*/l(0-1|1-2)\.sock,.*another process holds the same socket and id"
+if collide memif memif 3 "$re" <<'EOS'
 if [[ $HC_RANK == 2 ]]; then
 	sed -E 's|/l1-2\.sock|/l0-1.sock|' "$HC_CONFIG" >"$HC_CONFIG.c32"
 	export HC_CONFIG=$HC_CONFIG.c32
 fi
-exec "$HC_C32_PROG" "$@"
 EOS
-chmod +x "$work/memif.sh"
-HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=5 \
-	"$bin/hc-launch" -n 3 --pmd memif "$work/memif.sh" -s quick \
-	>"$work/memif.out" 2>&1
-rc=$?
-if [ "$rc" -ne 0 ] &&
-	grep -qE "port 'net_memif[0-9],role=[a-z]+,id=0,socket=[^,]*/l(0-1|1-2)\.sock,.*another process holds the same socket and id" "$work/memif.out"; then
+then
 	ok "two clients on one memif socket and id: a port left without its peer names its socket: $(grep -oE "socket=[^,]*/l(0-1|1-2)\.sock" "$work/memif.out" | head -1)"
 else
-	no "shared memif socket: exit $rc: $(grep -v PASS "$work/memif.out" | tail -8)"
+	no "shared memif socket: exit $crc: $(grep -v PASS "$work/memif.out" | tail -8)"
 fi
 
 # 2c. ranks 0 and 1 on one tap: rank 1's port names rank 0's iface=. No
@@ -177,46 +188,31 @@ else
 fi
 
 # 2d. ranks 1 and 2 on one vhost-user socket.
-cat >"$work/virtio.sh" <<'EOS'
-#!/usr/bin/env bash
+re="^hc-vswitch: port 1 \(iface=[^,]*/vhost1\.sock,[^)]*\): a second vhost-user client attached while one was"
+if collide virtio virtio 3 "$re" <<'EOS'
 if [[ $HC_RANK == 2 ]]; then
 	sed -E 's|/vhost2\.sock|/vhost1.sock|' "$HC_CONFIG" >"$HC_CONFIG.c32"
 	export HC_CONFIG=$HC_CONFIG.c32
 fi
-exec "$HC_C32_PROG" "$@"
 EOS
-chmod +x "$work/virtio.sh"
-HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=5 \
-	"$bin/hc-launch" -n 3 --pmd virtio "$work/virtio.sh" -s quick \
-	>"$work/virtio.out" 2>&1
-rc=$?
-msg="^hc-vswitch: port 1 \(iface=[^,]*/vhost1\.sock,[^)]*\): a second vhost-user client attached while one was"
-if [ "$rc" -ne 0 ] && grep -qE "$msg" "$work/virtio.out"; then
-	ok "two ranks on one vhost-user socket: $(grep -oE "$msg" "$work/virtio.out" | head -1)"
+then
+	ok "two ranks on one vhost-user socket: $(grep -oE "$re" "$work/virtio.out" | head -1)"
 else
-	no "shared vhost-user socket: exit $rc: $(grep -v PASS "$work/virtio.out" | tail -8)"
+	no "shared vhost-user socket: exit $crc: $(grep -v PASS "$work/virtio.out" | tail -8)"
 fi
 
 # 2e. ranks 1 and 2 on one af_packet veth.
-cat >"$work/afp.sh" <<'EOS'
-#!/usr/bin/env bash
+re="^\[[12]\] .*net_af_packet0: interface hcp1 has 2 packet sockets with a TX ring, 1 of them this port's: another process holds it"
+if collide afp af_packet 3 "$re" <<'EOS' &&
 if [[ $HC_RANK == 2 ]]; then
 	i1=$(sed -n '/^\[rank\.1\]/,/^\[/ s/.*iface=\([^,]*\).*/\1/p' "$HC_CONFIG")
 	sed -E "/^\[rank\.2\]/,/^\[/ s/iface=[^,]*/iface=$i1/" "$HC_CONFIG" >"$HC_CONFIG.c32"
 	export HC_CONFIG=$HC_CONFIG.c32
 fi
-exec "$HC_C32_PROG" "$@"
 EOS
-chmod +x "$work/afp.sh"
-HC_C32_PROG=$bin/hc-check HC_LAUNCH_TIMEOUT=120 HC_LAUNCH_GRACE=5 \
-	"$bin/hc-launch" -n 3 --pmd af_packet "$work/afp.sh" -s quick \
-	>"$work/afp.out" 2>&1
-rc=$?
-msg="^\[[12]\] .*net_af_packet0: interface hcp1 has 2 packet sockets with a TX ring, 1 of them this port's: another process holds it"
-if [ "$rc" -ne 0 ] && grep -qE "$msg" "$work/afp.out" &&
 	grep -qE "^\[[12]\] hc-check: hc_init: address in use" "$work/afp.out"; then
-	ok "two ranks on one af_packet veth: $(grep -oE "$msg" "$work/afp.out" | head -1)"
+	ok "two ranks on one af_packet veth: $(grep -oE "$re" "$work/afp.out" | head -1)"
 else
-	no "shared af_packet veth: exit $rc: $(grep -v PASS "$work/afp.out" | tail -8)"
+	no "shared af_packet veth: exit $crc: $(grep -v PASS "$work/afp.out" | tail -8)"
 fi
 exit $bad
