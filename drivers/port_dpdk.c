@@ -346,20 +346,13 @@ tap_exclusive(struct hc_port *port, const char *ifname,
 	return -HC_ERR_ADDR_IN_USE;
 }
 
-/*
- * Whether this net_af_packet port is the only PACKET_MMAP user of its
- * interface (C32: two ranks given one iface= each open sockets on it, and
- * with qdisc_bypass=1 the frames one sends never reach the other, so both
- * would only see their peers go missing). The kernel's packet sock_diag
- * (Linux net/packet/diag.c, NETLINK_SOCK_DIAG with AF_PACKET, as `ss -0`)
- * lists every packet socket of this network namespace with its ifindex
- * (PACKET_DIAG_INFO) and, for one with a TX ring, PACKET_DIAG_TX_RING.
- * net_af_packet opens one socket with an RX and a TX ring per queue pair
- * (`own`); a capture (tcpdump, tshark) has no TX ring and is not counted.
- * Recounted as the tap is (TAP_RECOUNTS), for an earlier process of the
- * same rank still exiting. A kernel without packet_diag skips the check.
- * Returns 0, or -HC_ERR_ADDR_IN_USE (logged naming the interface).
- */
+/* Packet sockets of this network namespace bound to ifindex that have a
+ * TX ring (the kernel's packet sock_diag, Linux net/packet/diag.c: one
+ * PACKET_DIAG_INFO with the ifindex per socket, and PACKET_DIAG_TX_RING
+ * only where a TX ring is set up). Returns the count, or a negative errno:
+ * -ENOENT when the kernel has no packet_diag (its NLMSG_ERROR), another
+ * one when the query itself failed (-EMSGSIZE: a reply larger than the
+ * buffer). */
 static int
 afp_count_tx_rings(unsigned int ifindex)
 {
@@ -373,7 +366,7 @@ afp_count_tx_rings(unsigned int ifindex)
 
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	memset(&q, 0, sizeof(q));
 	q.nlh.nlmsg_len = sizeof(q);
 	q.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
@@ -382,34 +375,41 @@ afp_count_tx_rings(unsigned int ifindex)
 	q.req.pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_RING_CFG;
 	if (sendto(fd, &q, sizeof(q), 0, (struct sockaddr *)&sa,
 		   sizeof(sa)) != (ssize_t)sizeof(q)) {
+		count = -errno;
 		close(fd);
-		return -1;
+		return count;
 	}
 	while (!done) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		/* MSG_TRUNC: the datagram's real length, to see a cut one */
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		int len = (int)n;
 
-		if (n <= 0) {
-			count = -1;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || (size_t)n > sizeof(buf)) {
+			count = n < 0 ? -errno : -EMSGSIZE;
 			break;
 		}
-		for (; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+		for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
 			struct packet_diag_msg *m = NLMSG_DATA(h);
 			struct rtattr *a;
-			int len, tx = 0, idx = -1;
+			int alen, tx = 0, idx = -1;
 
 			if (h->nlmsg_type == NLMSG_DONE) {
 				done = 1;
 				break;
 			}
 			if (h->nlmsg_type == NLMSG_ERROR) {
-				count = -1;
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				count = e->error < 0 ? e->error : -EPROTO;
 				done = 1;
 				break;
 			}
-			len = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
-			for (a = (struct rtattr *)(m + 1); RTA_OK(a, len);
-			     a = RTA_NEXT(a, len)) {
+			alen = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+			for (a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
+			     a = RTA_NEXT(a, alen)) {
 				if (a->rta_type == PACKET_DIAG_INFO &&
 				    RTA_PAYLOAD(a) >= sizeof(struct packet_diag_info))
 					idx = (int)((struct packet_diag_info *)
@@ -424,6 +424,21 @@ afp_count_tx_rings(unsigned int ifindex)
 	return count;
 }
 
+/*
+ * Whether this net_af_packet port is the only PACKET_MMAP user of its
+ * interface (C32: two ranks given one iface= each open sockets on it, and
+ * with qdisc_bypass=1 the frames one sends never reach the other, so both
+ * would only see their peers go missing). The kernel's packet sock_diag
+ * (Linux net/packet/diag.c, NETLINK_SOCK_DIAG with AF_PACKET, as `ss -0`)
+ * lists every packet socket of this network namespace with its ifindex
+ * (PACKET_DIAG_INFO) and, for one with a TX ring, PACKET_DIAG_TX_RING.
+ * net_af_packet opens one socket with an RX and a TX ring per queue pair
+ * (`own`); a capture (tcpdump, tshark) has no TX ring and is not counted.
+ * Recounted as the tap is (TAP_RECOUNTS), for an earlier process of the
+ * same rank still exiting. A kernel without packet_diag skips the check;
+ * a query that fails otherwise is logged as a warning and skips it too.
+ * Returns 0, or -HC_ERR_ADDR_IN_USE (logged naming the interface).
+ */
 static int
 afp_exclusive(struct hc_port *port, unsigned int ifindex, unsigned int own)
 {
@@ -435,10 +450,16 @@ afp_exclusive(struct hc_port *port, unsigned int ifindex, unsigned int own)
 		if (tries > 0)
 			rte_delay_ms(TAP_RECOUNT_MS);
 		all = afp_count_tx_rings(ifindex);
+		if (all == -ENOENT) {
+			HC_LOG(DEBUG, DRIVER, "%s: the kernel has no packet "
+			       "sock_diag: no check of other processes on its "
+			       "interface", port->name);
+			return 0;
+		}
 		if (all < 0) {
-			HC_LOG(DEBUG, DRIVER, "%s: no packet sock_diag: no "
-			       "check of other processes on its interface",
-			       port->name);
+			HC_LOG(WARNING, DRIVER, "%s: packet sock_diag query "
+			       "failed (%s): no check of other processes on "
+			       "its interface", port->name, strerror(-all));
 			return 0;
 		}
 		if ((unsigned int)all <= own)

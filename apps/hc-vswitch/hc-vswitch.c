@@ -21,8 +21,9 @@
  * event although the link is up already; the first client's frames are
  * then never read. The switch counts link-up events per port (an LSC
  * callback) and, on one while the port is up, prints to stderr
- *   hc-vswitch: port P (iface=PATH): a second vhost-user client attached
- *   while one was: ...
+ *   hc-vswitch: port P (DEVARGS): a second vhost-user client attached
+ *   while one was (N time[s]): two processes were given this socket; ...
+ * (DEVARGS: the port's vdev arguments, iface=PATH,queues=1 from hc-launch)
  * which hc-launch relays; the ranks themselves only see a peer go quiet.
  *
  * Options:
@@ -194,7 +195,8 @@ on_lsc(uint16_t port, enum rte_eth_event_type type, void *arg, void *out)
 	return 0;
 }
 
-/* Print each port's new clashes (see the comment at the top). */
+/* Print each port's new clashes (see the comment at the top) to stderr:
+ * told[p] is the count of port p's clashes printed so far, updated. */
 static void
 report_clashes(uint16_t nports, uint32_t *told)
 {

@@ -202,7 +202,8 @@ else
 fi
 
 # 2e. ranks 1 and 2 on one af_packet veth.
-re="^\[[12]\] .*net_af_packet0: interface hcp1 has 2 packet sockets with a TX ring, 1 of them this port's: another process holds it"
+v1=$(sed -n '/^\[rank\.1\]/,/^\[/ s/.*iface=\([^,]*\).*/\1/p' "$work/afp/hc.ini")
+re="^\[[12]\] .*net_af_packet0: interface ${v1:-hcp1} has 2 packet sockets with a TX ring, 1 of them this port's: another process holds it"
 if collide afp af_packet 3 "$re" <<'EOS' &&
 if [[ $HC_RANK == 2 ]]; then
 	i1=$(sed -n '/^\[rank\.1\]/,/^\[/ s/.*iface=\([^,]*\).*/\1/p' "$HC_CONFIG")
