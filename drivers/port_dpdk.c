@@ -301,15 +301,52 @@ tap_kernel_mac(struct hc_port *port, uint32_t if_index, char *ifname,
  */
 #define TAP_RECOUNTS 10
 #define TAP_RECOUNT_MS 100
+
+/* Users of an interface counted by count(arg) (a count, or a negative
+ * errno when it cannot tell), read again every TAP_RECOUNT_MS while above
+ * own, TAP_RECOUNTS times at most. Returns the last count: <= own, above
+ * own (another process holds the interface) or negative. The tap's and
+ * af_packet's checks share it. */
+static int
+recount_users(int (*count)(const void *arg), const void *arg,
+	      unsigned int own)
+{
+	unsigned int tries;
+	int all = 0;
+
+	for (tries = 0; tries < TAP_RECOUNTS; tries++) {
+		if (tries > 0)
+			rte_delay_ms(TAP_RECOUNT_MS);
+		all = count(arg);
+		if (all < 0 || (unsigned int)all <= own)
+			break;
+	}
+	return all;
+}
+
+/* rx-<i> folders in the tap's /sys queues folder at path, or -errno. */
+static int
+tap_count_queues(const void *path)
+{
+	struct dirent *de;
+	int all = 0;
+	DIR *d = opendir(path);
+
+	if (d == NULL)
+		return -errno;
+	while ((de = readdir(d)) != NULL)
+		all += strncmp(de->d_name, "rx-", 3) == 0;
+	closedir(d);
+	return all;
+}
+
 static int
 tap_exclusive(struct hc_port *port, const char *ifname,
 	      const struct rte_ether_addr *kmac, unsigned int own)
 {
 	char path[96], addr[32], want[32];
-	unsigned int all = 0, tries;
-	struct dirent *de;
 	FILE *f;
-	DIR *d;
+	int all;
 
 	snprintf(want, sizeof(want), RTE_ETHER_ADDR_PRT_FMT "\n",
 		 RTE_ETHER_ADDR_BYTES(kmac));
@@ -325,20 +362,10 @@ tap_exclusive(struct hc_port *port, const char *ifname,
 	}
 	fclose(f);
 	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
-	for (tries = 0; tries < TAP_RECOUNTS; tries++) {
-		if (tries > 0)
-			rte_delay_ms(TAP_RECOUNT_MS);
-		d = opendir(path);
-		if (d == NULL)
-			return 0;
-		all = 0;
-		while ((de = readdir(d)) != NULL)
-			all += strncmp(de->d_name, "rx-", 3) == 0;
-		closedir(d);
-		if (all <= own)
-			return 0;
-	}
-	HC_LOG(ERR, DRIVER, "%s: tap %s has %u queues attached, %u of them "
+	all = recount_users(tap_count_queues, path, own);
+	if (all < 0 || (unsigned int)all <= own)
+		return 0;
+	HC_LOG(ERR, DRIVER, "%s: tap %s has %d queues attached, %u of them "
 	       "this port's: another process holds it (two ranks given "
 	       "iface=%s, or an earlier process of this rank still holding "
 	       "it); give each rank its own tap", port->name, ifname, all,
@@ -346,16 +373,17 @@ tap_exclusive(struct hc_port *port, const char *ifname,
 	return -HC_ERR_ADDR_IN_USE;
 }
 
-/* Packet sockets of this network namespace bound to ifindex that have a
- * TX ring (the kernel's packet sock_diag, Linux net/packet/diag.c: one
- * PACKET_DIAG_INFO with the ifindex per socket, and PACKET_DIAG_TX_RING
- * only where a TX ring is set up). Returns the count, or a negative errno:
+/* Packet sockets of this network namespace bound to *arg (an unsigned
+ * int ifindex) that have a TX ring (the kernel's packet sock_diag, Linux
+ * net/packet/diag.c: one PACKET_DIAG_INFO with the ifindex per socket,
+ * and PACKET_DIAG_TX_RING only where a TX ring is set up). Returns the count, or a negative errno:
  * -ENOENT when the kernel has no packet_diag (its NLMSG_ERROR), another
  * one when the query itself failed (-EMSGSIZE: a reply larger than the
  * buffer). */
 static int
-afp_count_tx_rings(unsigned int ifindex)
+afp_count_tx_rings(const void *arg)
 {
+	const unsigned int ifindex = *(const unsigned int *)arg;
 	struct {
 		struct nlmsghdr nlh;
 		struct packet_diag_req req;
@@ -434,7 +462,7 @@ afp_count_tx_rings(unsigned int ifindex)
  * (PACKET_DIAG_INFO) and, for one with a TX ring, PACKET_DIAG_TX_RING.
  * net_af_packet opens one socket with an RX and a TX ring per queue pair
  * (`own`); a capture (tcpdump, tshark) has no TX ring and is not counted.
- * Recounted as the tap is (TAP_RECOUNTS), for an earlier process of the
+ * Recounted as the tap is (recount_users), for an earlier process of the
  * same rank still exiting. A kernel without packet_diag skips the check;
  * a query that fails otherwise is logged as a warning and skips it too.
  * Returns 0, or -HC_ERR_ADDR_IN_USE (logged naming the interface).
@@ -443,28 +471,22 @@ static int
 afp_exclusive(struct hc_port *port, unsigned int ifindex, unsigned int own)
 {
 	char ifname[IF_NAMESIZE] = "?";
-	unsigned int tries;
-	int all = 0;
+	int all = recount_users(afp_count_tx_rings, &ifindex, own);
 
-	for (tries = 0; tries < TAP_RECOUNTS; tries++) {
-		if (tries > 0)
-			rte_delay_ms(TAP_RECOUNT_MS);
-		all = afp_count_tx_rings(ifindex);
-		if (all == -ENOENT) {
-			HC_LOG(DEBUG, DRIVER, "%s: the kernel has no packet "
-			       "sock_diag: no check of other processes on its "
-			       "interface", port->name);
-			return 0;
-		}
-		if (all < 0) {
-			HC_LOG(WARNING, DRIVER, "%s: packet sock_diag query "
-			       "failed (%s): no check of other processes on "
-			       "its interface", port->name, strerror(-all));
-			return 0;
-		}
-		if ((unsigned int)all <= own)
-			return 0;
+	if (all == -ENOENT) {
+		HC_LOG(DEBUG, DRIVER, "%s: the kernel has no packet sock_diag: "
+		       "no check of other processes on its interface",
+		       port->name);
+		return 0;
 	}
+	if (all < 0) {
+		HC_LOG(WARNING, DRIVER, "%s: packet sock_diag query failed "
+		       "(%s): no check of other processes on its interface",
+		       port->name, strerror(-all));
+		return 0;
+	}
+	if ((unsigned int)all <= own)
+		return 0;
 	if_indextoname(ifindex, ifname);
 	HC_LOG(ERR, DRIVER, "%s: interface %s has %d packet sockets with a "
 	       "TX ring, %u of them this port's: another process holds it "

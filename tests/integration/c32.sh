@@ -58,6 +58,13 @@ collide() {
 	crc=$?
 	[ "$crc" -ne 0 ] && grep -qE "$re" "$work/$name.out"
 }
+# rank2_sed EXPR: a wrapper body for collide that runs rank 2 on its
+# config rewritten by sed -E EXPR (given another rank's resource).
+rank2_sed() {
+	printf '%s\n' 'if [[ $HC_RANK == 2 ]]; then' \
+		"	sed -E '$1' \"\$HC_CONFIG\" >\"\$HC_CONFIG.c32\"" \
+		'	export HC_CONFIG=$HC_CONFIG.c32' 'fi'
+}
 
 # 1. generated names
 "$bin/hc-launch" -n 4 --config-only "$work/tap" || no "config-only tap"
@@ -121,13 +128,7 @@ fi
 # 2b. ranks 1 and 2 on one memif socket and id: rank 2's port to rank 1
 # names l0-1.sock (rank 0's link to rank 1) instead of l1-2.sock.
 re="port 'net_memif[0-9],role=[a-z]+,id=0,socket=[^,]*/l(0-1|1-2)\.sock,.*another process holds the same socket and id"
-if collide memif memif 3 "$re" <<'EOS'
-if [[ $HC_RANK == 2 ]]; then
-	sed -E 's|/l1-2\.sock|/l0-1.sock|' "$HC_CONFIG" >"$HC_CONFIG.c32"
-	export HC_CONFIG=$HC_CONFIG.c32
-fi
-EOS
-then
+if collide memif memif 3 "$re" < <(rank2_sed 's|/l1-2\.sock|/l0-1.sock|'); then
 	ok "two clients on one memif socket and id: a port left without its peer names its socket: $(grep -oE "socket=[^,]*/l(0-1|1-2)\.sock" "$work/memif.out" | head -1)"
 else
 	no "shared memif socket: exit $crc: $(grep -v PASS "$work/memif.out" | tail -8)"
@@ -189,13 +190,7 @@ fi
 
 # 2d. ranks 1 and 2 on one vhost-user socket.
 re="^hc-vswitch: port 1 \(iface=[^,]*/vhost1\.sock,[^)]*\): a second vhost-user client attached while one was"
-if collide virtio virtio 3 "$re" <<'EOS'
-if [[ $HC_RANK == 2 ]]; then
-	sed -E 's|/vhost2\.sock|/vhost1.sock|' "$HC_CONFIG" >"$HC_CONFIG.c32"
-	export HC_CONFIG=$HC_CONFIG.c32
-fi
-EOS
-then
+if collide virtio virtio 3 "$re" < <(rank2_sed 's|/vhost2\.sock|/vhost1.sock|'); then
 	ok "two ranks on one vhost-user socket: $(grep -oE "$re" "$work/virtio.out" | head -1)"
 else
 	no "shared vhost-user socket: exit $crc: $(grep -v PASS "$work/virtio.out" | tail -8)"
@@ -204,13 +199,8 @@ fi
 # 2e. ranks 1 and 2 on one af_packet veth.
 v1=$(sed -n '/^\[rank\.1\]/,/^\[/ s/.*iface=\([^,]*\).*/\1/p' "$work/afp/hc.ini")
 re="^\[[12]\] .*net_af_packet0: interface ${v1:-hcp1} has 2 packet sockets with a TX ring, 1 of them this port's: another process holds it"
-if collide afp af_packet 3 "$re" <<'EOS' &&
-if [[ $HC_RANK == 2 ]]; then
-	i1=$(sed -n '/^\[rank\.1\]/,/^\[/ s/.*iface=\([^,]*\).*/\1/p' "$HC_CONFIG")
-	sed -E "/^\[rank\.2\]/,/^\[/ s/iface=[^,]*/iface=$i1/" "$HC_CONFIG" >"$HC_CONFIG.c32"
-	export HC_CONFIG=$HC_CONFIG.c32
-fi
-EOS
+if collide afp af_packet 3 "$re" \
+	< <(rank2_sed "/^\[rank\.2\]/,/^\[/ s/iface=[^,]*/iface=${v1:-hcp1}/") &&
 	grep -qE "^\[[12]\] hc-check: hc_init: address in use" "$work/afp.out"; then
 	ok "two ranks on one af_packet veth: $(grep -oE "$re" "$work/afp.out" | head -1)"
 else
