@@ -38,6 +38,10 @@ struct hc_port_ops {
 	 *  byte count, and net_tap writes every frame to the kernel within
 	 *  tx_burst), so only the port's own TX queue is counted. */
 	uint64_t (*tx_queued_bytes)(const struct hc_port *port);
+	/** Optional: the link's state now, without waiting: 1 up, 0 down,
+	 *  -1 not known. Asked only when a peer is lost (hc_port_link_down),
+	 *  never per packet. NULL: not known (hc_shm, the sim network). */
+	int (*link_status)(struct hc_port *port);
 };
 
 /** TX queue length in packets; partial bursts stay queued and are retried.
@@ -346,6 +350,21 @@ static inline bool
 hc_port_bytes_trusted(const struct hc_port *port, enum hc_fault_dir dir)
 {
 	return port->shm && !hc_fault_alters_bytes(&port->fault, dir);
+}
+
+/**
+ * true when port is a wire (not a shared-memory link, port->shm) whose
+ * backend reports its link down right now (the link_status op). C31: a
+ * rank whose own tap was set down says HC_ERR_LINK_DOWN, not
+ * HC_ERR_PEER_LOST. false when the link is up, when the backend cannot
+ * tell, and on a shared-memory link, whose link goes down when the process
+ * at its other end ends: that is a lost peer, not a lost link.
+ */
+static inline bool
+hc_port_link_down(struct hc_port *port)
+{
+	return !port->shm && port->ops->link_status != NULL &&
+	       port->ops->link_status(port) == 0;
 }
 
 /** A fresh mbuf from the port's pool, or NULL. */

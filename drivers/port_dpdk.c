@@ -226,10 +226,25 @@ dpdk_close(struct hc_port *port)
 		rte_dev_remove(info.device);
 }
 
+/* The ethdev's link state without waiting (rte_eth_link_get_nowait; on
+ * net_tap a netlink query of the kernel interface's IFF_UP and
+ * IFF_RUNNING, which `ip link set hctN down` clears). */
+static int
+dpdk_link_status(struct hc_port *port)
+{
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(port->port_id, &link) != 0)
+		return -1;
+	return link.link_status == RTE_ETH_LINK_UP ? 1 : 0;
+}
+
 static const struct hc_port_ops dpdk_ops = {
 	.rx_burst = dpdk_rx,
 	.tx_burst = dpdk_tx,
 	.close = dpdk_close,
+	.link_status = dpdk_link_status,
 };
 
 /* One interface ioctl (SIOCGIFFLAGS, SIOCSIFFLAGS, SIOCSIFHWADDR) on

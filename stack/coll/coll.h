@@ -502,7 +502,10 @@ enum hct_rx_verdict hc_coll_data(void *ctx, uint32_t src,
 				 const struct hct_data_desc *d,
 				 const uint8_t *payload, struct rte_mbuf *m);
 void hc_coll_msg_sent(void *ctx, struct hct_msg *msg);
-void hc_coll_peer_lost(void *ctx, uint32_t rank);
+/** Every communicator with rank fails with err (-HC_ERR_PEER_LOST or
+ *  -HC_ERR_LINK_DOWN, struct hct_upcalls): its active collectives and the
+ *  point-to-point ops with rank get err, the others -HC_ERR_ABORTED. */
+void hc_coll_peer_lost(void *ctx, uint32_t rank, int err);
 
 /**
  * Set the group of every world rank (world_size entries, copied; the

@@ -766,7 +766,7 @@ hc_coll_msg_sent(void *ctx, struct hct_msg *msg)
 }
 
 void
-hc_coll_peer_lost(void *ctx, uint32_t rank)
+hc_coll_peer_lost(void *ctx, uint32_t rank, int err)
 {
 	struct hc_coll *c = ctx;
 	struct hc_comm *comm;
@@ -776,8 +776,8 @@ hc_coll_peer_lost(void *ctx, uint32_t rank)
 
 		if (hc_comm_rank_of(comm, rank) == UINT32_MAX)
 			continue;
-		comm_fail(comm, -HC_ERR_PEER_LOST, hc_comm_rank_of(comm, rank));
+		comm_fail(comm, err, hc_comm_rank_of(comm, rank));
 		TAILQ_FOREACH(op, &comm->active, link)
-			hc_coll_op_fail(op, -HC_ERR_PEER_LOST);
+			hc_coll_op_fail(op, err);
 	}
 }

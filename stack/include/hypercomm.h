@@ -46,14 +46,23 @@ enum hc_error {
 	                          *   the log names file, line and key */
 	HC_ERR_PORT = 4,         /**< the DPDK port could not be probed,
 	                          *   configured or started */
-	HC_ERR_LINK_DOWN = 5,    /**< the port link stayed down past the wait */
+	HC_ERR_LINK_DOWN = 5,    /**< the port link stayed down past the wait
+	                          *   (hc_init); or, wherever
+	                          *   HC_ERR_PEER_LOST may be returned, a peer
+	                          *   was lost while this rank's own link to
+	                          *   it reported down (a wire port such as
+	                          *   net_tap; a shared-memory link's going
+	                          *   down is its peer's end: PEER_LOST) */
 	HC_ERR_INIT_TIMEOUT = 6, /**< not every peer answered within
 	                          *   [engine] init_timeout_ms; the log names
 	                          *   the missing ranks */
 	HC_ERR_TIMEOUT = 7,      /**< a collective did not complete within
 	                          *   [engine] op_timeout_ms */
 	HC_ERR_PEER_LOST = 8,    /**< a peer stopped acknowledging: the retry
-	                          *   budget ([transport] retry_max RTOs) ran out */
+	                          *   budget ([transport] retry_max RTOs) ran
+	                          *   out, or the peer timeout passed; its
+	                          *   link from this rank was up (else
+	                          *   HC_ERR_LINK_DOWN) */
 	HC_ERR_MISMATCH = 9,     /**< ranks called the same collective with a
 	                          *   different count, dtype or op */
 	HC_ERR_ABORTED = 10,     /**< the communicator failed earlier (peer lost,

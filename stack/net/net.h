@@ -247,6 +247,22 @@ hc_net_route_any_memory(const struct hc_net *net, uint32_t dst)
 	return r->port < net->nports && net->ports[r->port]->tx_any_memory;
 }
 
+/**
+ * 1 when the route of dst (host order) leaves by a port that reports its
+ * link down right now (hc_port_link_down(): a wire, not a shared-memory
+ * link). For the transport when it declares a peer lost: HC_ERR_LINK_DOWN
+ * then names this rank's link as the cause (C31). One link query of the
+ * port (net_tap: a netlink request), so not for the per-packet path.
+ */
+static inline int
+hc_net_route_link_down(const struct hc_net *net, uint32_t dst)
+{
+	struct hc_net_route tmp;
+	const struct hc_net_route *r = hc_net_route_get(net, dst, &tmp);
+
+	return r->port < net->nports && hc_port_link_down(net->ports[r->port]);
+}
+
 /** Process one frame received on port 0; consumes m. */
 void hc_net_input(struct hc_net *net, struct rte_mbuf *m);
 

@@ -430,9 +430,19 @@ flow_lost(struct hct *t, struct hct_flow *f, const char *why)
 	struct hct_slot *s;
 	unsigned int c;
 
+	int err = -HC_ERR_PEER_LOST;
+
 	if (f->state == HCT_FLOW_LOST)
 		return;
-	HC_LOG(ERR, TRANSPORT, "peer rank %u lost: %s", f->peer, why);
+	/* C31: our own link to the peer down (a tap set down) is the cause
+	 * to report, not the peer. */
+	if (hc_net_route_link_down(t->net, f->peer_ip)) {
+		err = -HC_ERR_LINK_DOWN;
+		HC_LOG(ERR, TRANSPORT, "peer rank %u lost: %s; this rank's "
+		       "link to it is down", f->peer, why);
+	} else {
+		HC_LOG(ERR, TRANSPORT, "peer rank %u lost: %s", f->peer, why);
+	}
 	if (f->state == HCT_FLOW_INIT && t->n_init > 0)
 		t->n_init--;
 	f->state = HCT_FLOW_LOST;
@@ -449,7 +459,7 @@ flow_lost(struct hct *t, struct hct_flow *f, const char *why)
 		s->m = NULL;
 	}
 	hct_sched_prune(t, f);
-	t->up.peer_lost(t->up_ctx, f->peer);
+	t->up.peer_lost(t->up_ctx, f->peer, err);
 }
 
 void

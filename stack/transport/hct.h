@@ -139,8 +139,11 @@ struct hct_upcalls {
 				    const uint8_t *payload, struct rte_mbuf *m);
 	/** msg is cut into packets entirely; its source may change now. */
 	void (*msg_sent)(void *ctx, struct hct_msg *msg);
-	/** Peer rank stopped answering (retry budget spent) or restarted. */
-	void (*peer_lost)(void *ctx, uint32_t rank);
+	/** Peer rank stopped answering (retry budget spent, peer timeout)
+	 *  or restarted. err: -HC_ERR_LINK_DOWN when the port of the
+	 *  peer's route reported its link down as the peer was declared
+	 *  lost (hc_net_route_link_down()), else -HC_ERR_PEER_LOST. */
+	void (*peer_lost)(void *ctx, uint32_t rank, int err);
 };
 
 /** [transport] zero_copy_tx: DATA of messages that allow it (struct

@@ -134,11 +134,12 @@ up_msg_sent(void *ctx, struct hct_msg *m)
 }
 
 static void
-up_peer_lost(void *ctx, uint32_t rank)
+up_peer_lost(void *ctx, uint32_t rank, int err)
 {
 	struct xfer_ep *ep = ctx;
 
 	(void)rank;
+	(void)err;
 	ep->x->lost++;
 }
 

@@ -820,8 +820,9 @@ suite_c25(void)
 }
 
 /* C31: all-reduces while hc-launch flaps a tap. Short flap (longer = 0):
- * all exact. Long flap: the one in flight fails with HC_ERR_PEER_LOST
- * within the peer timeout + 1 s after the link went down. */
+ * all exact. Long flap: the one in flight fails within the peer timeout +
+ * 1 s after the link went down, with HC_ERR_LINK_DOWN on the rank whose
+ * tap went down (HC_CHECK_FLAP_RANK) and HC_ERR_PEER_LOST on the others. */
 void
 suite_c31(int longer)
 {
@@ -830,6 +831,7 @@ suite_c31(int longer)
 	double end = now_s() + env_seconds("HC_CHECK_SECONDS", 8), t0 = 0;
 	double limit = 3.0 + 1.0 + 1.0; /* peer timeout + 1 s + the op */
 	double down = env_seconds("HC_CHECK_FLAP_DOWN", 0), longest = 0;
+	const char *flap_rank;
 	int n = 0, rc = 0;
 	char why[160];
 
@@ -869,9 +871,19 @@ suite_c31(int longer)
 		return;
 	}
 	printf("c31long: rank %d: %s\n", rank, why);
-	local_verdict("C31 long flap: HC_ERR_PEER_LOST within 5 s of the "
-		      "all-reduce's start",
-		      rc == -HC_ERR_PEER_LOST && now_s() - t0 <= limit, why);
+	flap_rank = getenv("HC_CHECK_FLAP_RANK");
+	if (flap_rank != NULL && atoi(flap_rank) == rank)
+		local_verdict("C31 long flap, the rank whose link went down: "
+			      "HC_ERR_LINK_DOWN within 5 s of the all-reduce's "
+			      "start",
+			      rc == -HC_ERR_LINK_DOWN && now_s() - t0 <= limit,
+			      why);
+	else
+		local_verdict("C31 long flap, a rank whose link stayed up: "
+			      "HC_ERR_PEER_LOST within 5 s of the all-reduce's "
+			      "start",
+			      rc == -HC_ERR_PEER_LOST && now_s() - t0 <= limit,
+			      why);
 }
 
 /* C38 / stale runs (issue 10): the rank's part is to stay exact and to

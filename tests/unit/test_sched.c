@@ -168,10 +168,11 @@ s_up_msg_sent(void *ctx, struct hct_msg *msg)
 }
 
 static void
-s_up_peer_lost(void *ctx, uint32_t rank)
+s_up_peer_lost(void *ctx, uint32_t rank, int err)
 {
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(rank);
+	RTE_SET_USED(err);
 }
 
 static const struct hct_upcalls s_up = {

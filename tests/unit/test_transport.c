@@ -136,6 +136,7 @@ struct ep {
 	uint64_t expect;	/* bytes of the message under test */
 	uint64_t t_complete;	/* clock when data_bytes reached expect */
 	uint32_t lost_calls;
+	int lost_err;		/* err of the last peer_lost upcall */
 	/* refuse the first arrival of every reject_every-th packet */
 	uint32_t reject_every;
 	uint64_t rejects;
@@ -498,11 +499,12 @@ up_msg_sent(void *ctx, struct hct_msg *msg)
 }
 
 static void
-up_peer_lost(void *ctx, uint32_t rank)
+up_peer_lost(void *ctx, uint32_t rank, int err)
 {
 	struct ep *e = ctx;
 
 	e->lost_calls++;
+	e->lost_err = err;
 	if (rank < 2)
 		e->lost[rank]++;
 }
@@ -1826,9 +1828,11 @@ out:
 }
 
 /* 6. Every frame lost after establishment: the retry budget runs out after
- * exactly the backed-off RTOs, the peer is lost once. */
+ * exactly the backed-off RTOs, the peer is lost once, with
+ * HC_ERR_PEER_LOST; with a's own link reported down as well (C31: a tap
+ * set down), with HC_ERR_LINK_DOWN. */
 static void
-test_peer_lost(void)
+peer_lost_case(int link_down)
 {
 	const uint64_t len = 10000;
 	struct hct_msg msg, msg2;
@@ -1852,6 +1856,7 @@ test_peer_lost(void)
 	}
 	CU_ASSERT_EQUAL(total, 63 * HC_NS_PER_MS);
 	g.wire.drop_all = 1;
+	a->tw.link_down = link_down;
 	fill_pattern(src_buf, len, 9);
 	msg_init(&msg, src_buf, len);
 	t_sent = g.now;
@@ -1863,6 +1868,16 @@ test_peer_lost(void)
 	run_for(t_sent + total - g.now);
 	CU_ASSERT_EQUAL(a->lost[1], 1);
 	CU_ASSERT_EQUAL(a->lost_calls, 1);
+	CU_ASSERT_EQUAL(a->lost_err,
+			link_down ? -HC_ERR_LINK_DOWN : -HC_ERR_PEER_LOST);
+	if (link_down) {
+		/* A shared-memory link goes down when its other end's
+		 * process ends: a lost peer, not a lost link. */
+		CU_ASSERT(hc_port_link_down(&a->tw.port));
+		a->tw.port.shm = true;
+		CU_ASSERT(!hc_port_link_down(&a->tw.port));
+		a->tw.port.shm = false;
+	}
 	CU_ASSERT_EQUAL(fa->state, HCT_FLOW_LOST);
 	CU_ASSERT_EQUAL(fa->stats.rtos, a->hct.conf.retry_max + 1);
 	/* The first timeout sends the first packet only (F-RTO), the
@@ -1880,6 +1895,9 @@ test_peer_lost(void)
 out:
 	env_destroy();
 }
+
+static void test_peer_lost(void) { peer_lost_case(0); }
+static void test_peer_lost_link_down(void) { peer_lost_case(1); }
 
 /* 7. Strays: another job, a wrong dst_nonce, a src_rank whose IP does not
  * match, a truncated header. Then the same packet made right is
@@ -2871,6 +2889,8 @@ static CU_TestInfo transport_tests[] = {
 	{ "4b 10% DATA loss, 20% of ACKs 200 us late", test_delayed_acks },
 	{ "5 PSN wrap-around", test_psn_wrap },
 	{ "6 100% loss: peer lost after the backoff", test_peer_lost },
+	{ "6a 100% loss, own link down: HC_ERR_LINK_DOWN (C31)",
+	  test_peer_lost_link_down },
 	{ "6b descheduled receiver: one packet on the RTO, spurious, undone",
 	  test_desched_receiver },
 	{ "6c descheduled sender: the overdue RTO re-armed, not fired",

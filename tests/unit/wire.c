@@ -60,10 +60,19 @@ tw_close(struct hc_port *port)
 	RTE_SET_USED(port);
 }
 
+static int
+tw_link_status(struct hc_port *port)
+{
+	const struct tw_port *tp = container_of(port, struct tw_port, port);
+
+	return tp->link_down ? 0 : 1;
+}
+
 static const struct hc_port_ops tw_ops = {
 	.rx_burst = tw_rx_burst,
 	.tx_burst = tw_tx_burst,
 	.close = tw_close,
+	.link_status = tw_link_status,
 };
 
 /* The same with tx_queued_bytes, for a port with a TX ring. */
@@ -72,6 +81,7 @@ static const struct hc_port_ops tw_ring_ops = {
 	.tx_burst = tw_tx_burst,
 	.close = tw_close,
 	.tx_queued_bytes = tw_tx_queued_bytes,
+	.link_status = tw_link_status,
 };
 
 int
@@ -105,6 +115,7 @@ tw_port_open(struct tw_port *tp, const char *name, unsigned int n_mbufs,
 	tp->queued = queued;
 	tp->ctx = ctx;
 	tp->up = 1;
+	tp->link_down = 0;
 	return 0;
 }
 
