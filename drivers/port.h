@@ -357,8 +357,11 @@ hc_port_bytes_trusted(const struct hc_port *port, enum hc_fault_dir dir)
  * backend reports its link down right now (the link_status op). C31: a
  * rank whose own tap was set down says HC_ERR_LINK_DOWN, not
  * HC_ERR_PEER_LOST. false when the link is up, when the backend cannot
- * tell, and on a shared-memory link, whose link goes down when the process
- * at its other end ends: that is a lost peer, not a lost link.
+ * tell (net_af_packet of DPDK 22.11 always says up), and on a
+ * shared-memory link: net_memif's and hc_shm's link goes down when the
+ * peer's process ends, which is a lost peer, not a lost link; the other
+ * end of net_virtio_user's is hc-vswitch, whose link query may reconnect
+ * the socket (not for the engine's thread).
  */
 static inline bool
 hc_port_link_down(struct hc_port *port)

@@ -226,9 +226,13 @@ dpdk_close(struct hc_port *port)
 		rte_dev_remove(info.device);
 }
 
-/* The ethdev's link state without waiting (rte_eth_link_get_nowait; on
- * net_tap a netlink query of the kernel interface's IFF_UP and
- * IFF_RUNNING, which `ip link set hctN down` clears). */
+/* The ethdev's link state without waiting (rte_eth_link_get_nowait). On
+ * net_tap of DPDK 22.11 that is one SIOCGIFFLAGS ioctl of the kernel
+ * interface: up only with IFF_UP and IFF_RUNNING, which `ip link set hctN
+ * down` clears. net_af_packet of 22.11 reports up from start to stop
+ * whatever its interface does. Never asked for a shared-memory port
+ * (hc_port_link_down()): net_virtio_user's link query may reconnect its
+ * vhost-user socket, not for the engine's thread. */
 static int
 dpdk_link_status(struct hc_port *port)
 {

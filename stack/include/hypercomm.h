@@ -49,10 +49,11 @@ enum hc_error {
 	HC_ERR_LINK_DOWN = 5,    /**< the port link stayed down past the wait
 	                          *   (hc_init); or, wherever
 	                          *   HC_ERR_PEER_LOST may be returned, a peer
-	                          *   was lost while this rank's own link to
-	                          *   it reported down (a wire port such as
-	                          *   net_tap; a shared-memory link's going
-	                          *   down is its peer's end: PEER_LOST) */
+	                          *   was lost while this rank's own port to
+	                          *   it reported its link down (with DPDK
+	                          *   22.11 only net_tap reports it:
+	                          *   net_af_packet always says up, and
+	                          *   shared-memory links are not asked) */
 	HC_ERR_INIT_TIMEOUT = 6, /**< not every peer answered within
 	                          *   [engine] init_timeout_ms; the log names
 	                          *   the missing ranks */
@@ -60,13 +61,14 @@ enum hc_error {
 	                          *   [engine] op_timeout_ms */
 	HC_ERR_PEER_LOST = 8,    /**< a peer stopped acknowledging: the retry
 	                          *   budget ([transport] retry_max RTOs) ran
-	                          *   out, or the peer timeout passed; its
-	                          *   link from this rank was up (else
-	                          *   HC_ERR_LINK_DOWN) */
+	                          *   out, or the peer timeout passed, and
+	                          *   this rank's port to it did not report
+	                          *   its link down (else HC_ERR_LINK_DOWN) */
 	HC_ERR_MISMATCH = 9,     /**< ranks called the same collective with a
 	                          *   different count, dtype or op */
 	HC_ERR_ABORTED = 10,     /**< the communicator failed earlier (peer lost,
-	                          *   mismatch, timeout); it accepts no new work */
+	                          *   link down, mismatch, timeout); it accepts
+	                          *   no new work */
 	HC_ERR_UNSUPPORTED = 11, /**< valid request this version cannot serve */
 	HC_ERR_INTERNAL = 12,    /**< a bug: an invariant of the stack broke */
 	HC_ERR_WORLD_SIZE = 13,  /**< ranks disagree on the world size: a rank
@@ -321,7 +323,8 @@ float hc_bfloat16_to_float(uint16_t h);
  *
  * @param count  elements per rank (64-bit: buffers above 2^31 are fine).
  * @return 0, -HC_ERR_INVAL, -HC_ERR_NOMEM, -HC_ERR_TIMEOUT,
- *         -HC_ERR_PEER_LOST, -HC_ERR_MISMATCH (a peer's DATA carried
+ *         -HC_ERR_PEER_LOST, -HC_ERR_LINK_DOWN (a peer lost while this
+ *         rank's link to it was down), -HC_ERR_MISMATCH (a peer's DATA carried
  *         another signature for this collective), -HC_ERR_ABORTED,
  *         -HC_ERR_INTERNAL (the engine found the request inconsistent,
  *         e.g. its memory overwritten after submission; the
@@ -510,8 +513,9 @@ int hc_ireduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
  * Barrier: returns on each rank once every rank of comm has entered it.
  * Every rank sends its signature to every other (n - 1 small packets
  * each) and waits for all n - 1: the same path as a count-0 collective.
- * @return 0, -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST, -HC_ERR_MISMATCH (a rank
- *         called another collective at this point), -HC_ERR_ABORTED.
+ * @return 0, -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST, -HC_ERR_LINK_DOWN,
+ *         -HC_ERR_MISMATCH (a rank called another collective at this
+ *         point), -HC_ERR_ABORTED.
  */
 int hc_barrier(struct hc_comm *comm);
 
@@ -536,12 +540,13 @@ int hc_ibarrier(struct hc_comm *comm, const struct hc_op_opts *opts,
  * A send or receive that fails does not fail the communicator; a
  * communicator that failed (a collective failed, a peer was lost) ends
  * its sends and receives in flight with -HC_ERR_ABORTED (-HC_ERR_PEER_LOST
- * for the lost peer's) and refuses new ones with -HC_ERR_ABORTED.
+ * or -HC_ERR_LINK_DOWN for the lost peer's) and refuses new ones with
+ * -HC_ERR_ABORTED.
  *
  * @return 0, -HC_ERR_INVAL (NULL comm, unknown dtype, peer outside
  *         0..n-1, NULL buf with count > 0), -HC_ERR_UNSUPPORTED (peer is
  *         this rank), -HC_ERR_NOMEM, -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST,
- *         -HC_ERR_ABORTED.
+ *         -HC_ERR_LINK_DOWN, -HC_ERR_ABORTED.
  */
 int hc_send(struct hc_comm *comm, const void *buf, uint64_t count,
 	    enum hc_dtype dtype, int peer);

@@ -252,7 +252,7 @@ hc_net_route_any_memory(const struct hc_net *net, uint32_t dst)
  * link down right now (hc_port_link_down(): a wire, not a shared-memory
  * link). For the transport when it declares a peer lost: HC_ERR_LINK_DOWN
  * then names this rank's link as the cause (C31). One link query of the
- * port (net_tap: a netlink request), so not for the per-packet path.
+ * port (net_tap: an ioctl), so not for the per-packet path.
  */
 static inline int
 hc_net_route_link_down(const struct hc_net *net, uint32_t dst)

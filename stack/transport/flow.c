@@ -429,7 +429,6 @@ flow_lost(struct hct *t, struct hct_flow *f, const char *why)
 {
 	struct hct_slot *s;
 	unsigned int c;
-
 	int err = -HC_ERR_PEER_LOST;
 
 	if (f->state == HCT_FLOW_LOST)

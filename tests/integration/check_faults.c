@@ -872,7 +872,12 @@ suite_c31(int longer)
 	}
 	printf("c31long: rank %d: %s\n", rank, why);
 	flap_rank = getenv("HC_CHECK_FLAP_RANK");
-	if (flap_rank != NULL && atoi(flap_rank) == rank)
+	if (flap_rank == NULL || *flap_rank == '\0') {
+		local_verdict("C31 long flap: HC_CHECK_FLAP_RANK names the "
+			      "rank whose tap goes down", 0, "unset");
+		return;
+	}
+	if (atoi(flap_rank) == rank)
 		local_verdict("C31 long flap, the rank whose link went down: "
 			      "HC_ERR_LINK_DOWN within 5 s of the all-reduce's "
 			      "start",

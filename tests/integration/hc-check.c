@@ -65,7 +65,9 @@
  *           garbage, another job's or an earlier run's frames; then
  *           every rank prints its drop counters ("strays: ...")
  *   c31long the same with a flap longer than the peer timeout: the
- *           all-reduce in flight gives HC_ERR_PEER_LOST on every rank
+ *           all-reduce in flight gives HC_ERR_LINK_DOWN on the rank
+ *           whose tap went down (HC_CHECK_FLAP_RANK, required) and
+ *           HC_ERR_PEER_LOST on the others
  *   async   64 all-reduces in flight, hc_wait_all
  *   async2  64 requests of six kinds (all-reduce, reduce-scatterv,
  *           all-gatherv, broadcast, reduce, send/receive) over 2

@@ -56,7 +56,8 @@ struct tw_port {
 	tw_queued_fn queued;	/**< NULL: the port reports no TX ring */
 	void *ctx;		/**< the test's, for its hooks */
 	int up;			/**< opened, not closed yet */
-	int link_down;		/**< what link_status reports: 1 down, 0 up */
+	int link_down;		/**< nonzero: link_status reports the link
+				 *   down (0), else up (1) */
 };
 
 /**
