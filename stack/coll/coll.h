@@ -418,6 +418,13 @@ int hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 		 uint32_t id, uint32_t rank, uint32_t size,
 		 const uint32_t *world, uint32_t world_size);
 
+/** Log a warning when comm's forced all-reduce algorithm ([coll] algo,
+ *  HC_ALGO) cannot run on it (hier over groups of unequal size): field
+ *  case C02 wants that said when a communicator is created, not first at
+ *  its all-reduce (which fails with -HC_ERR_UNSUPPORTED). For the
+ *  communicators an application sees: the world, hc_comm_split's. */
+void hc_comm_check_algo(const struct hc_comm *comm);
+
 /** The world communicator of size ranks, registered. */
 int hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 		       uint32_t rank, uint32_t size);

@@ -154,6 +154,22 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	return 0;
 }
 
+/* Field case C02: an algorithm that cannot serve this communicator says
+ * so when the communicator is created; its all-reduces are then refused
+ * (choose_algo), the other collectives run. */
+void
+hc_comm_check_algo(const struct hc_comm *comm)
+{
+	if (comm->algo != HC_ALGO_AUTO &&
+	    !hc_tune_can_run(comm->algo, &comm->shape))
+		HC_LOG(WARNING, COLL, "comm %08x: [coll] algo %s cannot run "
+		       "on this communicator (%u ranks in %u groups of "
+		       "unequal size): its all-reduces will fail with "
+		       "HC_ERR_UNSUPPORTED", comm->id,
+		       hc_algo_id_name(comm->algo), comm->size,
+		       comm->shape.groups);
+}
+
 int
 hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 		   uint32_t rank, uint32_t size)
@@ -167,8 +183,10 @@ hc_comm_init_world(struct hc_comm *comm, struct hc_coll *c, void *owner,
 		ranks[i] = i;
 	rc = hc_comm_init(comm, c, owner, 0, rank, size, ranks, size);
 	free(ranks);
-	if (rc == 0)
+	if (rc == 0) {
+		hc_comm_check_algo(comm);
 		hc_coll_add_comm(c, comm);
+	}
 	return rc;
 }
 

@@ -493,6 +493,7 @@ hc_comm_split(struct hc_comm *parent, int color, int key,
 		comm = NULL;
 		goto out;
 	}
+	hc_comm_check_algo(comm);
 	/* The engine owns the list of communicators: it registers this
 	 * one, like a collective, through the request queue. */
 	req = calloc(1, sizeof(*req));

@@ -362,7 +362,7 @@ suite_rs_ag(int kind)
 /* Per-rank counts of the v-variants: profile p of base count c over the
  * n ranks (profile 0: all c; 1: rank q gets q, so rank 0 gets 0; 2:
  * every third rank 0, the others c and 65537 in turn; 3: only the last
- * rank has c). */
+ * rank has c; 4: c elements in all, one each to ranks 0..c-1, C03). */
 static void
 v_counts(int p, uint64_t c, uint64_t *counts)
 {
@@ -374,7 +374,8 @@ v_counts(int p, uint64_t c, uint64_t *counts)
 		case 1: counts[q] = (uint64_t)q; break;
 		case 2: counts[q] = q % 3 == 0 ? 0 : q % 3 == 1 ? c : 65537;
 			break;
-		default: counts[q] = q == nranks - 1 ? c : 0; break;
+		case 3: counts[q] = q == nranks - 1 ? c : 0; break;
+		default: counts[q] = (uint64_t)q < c ? 1 : 0; break;
 		}
 }
 
@@ -795,15 +796,103 @@ suite_c01(void)
 		"packets were sent");
 }
 
+/* verdict() for one C03 call that ran from t0: it must also have taken
+ * at most 1 s. */
+static void
+c03_verdict(const char *name, int ok, char *why, size_t wlen, double t0)
+{
+	double dt = now_s() - t0;
+
+	if (ok && dt > 1.0) {
+		ok = 0;
+		snprintf(why, wlen, "took %.2f s", dt);
+	}
+	verdict(name, ok, why);
+}
+
+/* C03: count 1..n-1, every collective, exact and each within 1 s. The
+ * all-reduce as the matrix (4 dtypes x SUM/PROD/MIN/MAX); broadcast and
+ * reduce to roots 0 and n-1; reduce-scatter and all-gather of count
+ * elements per rank; and, so that the collective's whole vector is
+ * shorter than n, reduce-scatterv and all-gatherv of count elements in
+ * all, one each to ranks 0..count-1 (ranks count..n-1 get none). int32
+ * and float32, in place and out of place. */
 void
 suite_c03(void)
 {
+	static const enum hc_dtype types[] = { HC_DTYPE_INT32,
+					       HC_DTYPE_FLOAT32 };
 	uint64_t counts[64];
-	int i, k = 0;
+	char name[200], why[160];
+	int i, k = 0, r, op, inplace, kind;
+	size_t t;
+	double t0;
 
 	for (i = 1; i < nranks && k < 64; i++)
 		counts[k++] = (uint64_t)i;
 	matrix(counts, (size_t)k, "C03", 1.0);
+	for (i = 0; i < k; i++)
+		for (t = 0; t < RTE_DIM(types); t++)
+			for (inplace = 0; inplace < 2; inplace++) {
+				const char *dn = hc_dtype_name(types[t]);
+				const char *ip = inplace ? "in-place" :
+							   "out-of-place";
+
+				for (r = 0; r < 2; r++) {
+					int root = r ? nranks - 1 : 0;
+
+					why[0] = '\0';
+					snprintf(name, sizeof(name), "C03 n=%d "
+						 "count=%" PRIu64 " broadcast "
+						 "root=%d %s %s", nranks,
+						 counts[i], root, dn, ip);
+					t0 = now_s();
+					c03_verdict(name, check_rooted('b',
+						counts[i], types[t], HC_OP_SUM,
+						root, inplace, why,
+						sizeof(why)), why, sizeof(why),
+						t0);
+					for (op = 0; op < HC_OP_AVG; op++) {
+						why[0] = '\0';
+						snprintf(name, sizeof(name),
+							 "C03 n=%d count=%" PRIu64
+							 " reduce root=%d %s %s "
+							 "%s", nranks, counts[i],
+							 root, dn, hc_op_name(op),
+							 ip);
+						t0 = now_s();
+						c03_verdict(name, check_rooted(
+							'r', counts[i], types[t],
+							op, root, inplace, why,
+							sizeof(why)), why,
+							sizeof(why), t0);
+					}
+				}
+				for (kind = 0; kind < 4; kind++) {
+					char c = kind % 2 ? 'g' : 'r';
+					int v = kind >= 2;
+
+					why[0] = '\0';
+					snprintf(name, sizeof(name), "C03 n=%d "
+						 "count=%" PRIu64 "%s %s%s %s %s",
+						 nranks, counts[i],
+						 v ? " in all" : " per rank",
+						 c == 'r' ? "reduce-scatter" :
+						 "all-gather", v ? "v" : "", dn,
+						 ip);
+					t0 = now_s();
+					c03_verdict(name, v ?
+						check_v(c, 4, counts[i],
+							types[t], HC_OP_SUM,
+							inplace, 0, why,
+							sizeof(why)) :
+						check_rs_ag(c, counts[i],
+							    types[t], HC_OP_SUM,
+							    inplace, why,
+							    sizeof(why)),
+						why, sizeof(why), t0);
+				}
+			}
 }
 
 void

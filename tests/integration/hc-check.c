@@ -37,7 +37,10 @@
  *           this n (tests/run: n = 3, 5, 6, 7)
  *   c10     C10 (n = 6), C11 (n = 8), C12 (n = 3) over the network:
  *           all-reduce and reduce, bit-exact
- *   c03     count 1..n-1, every dtype/op: exact, each within 1 s
+ *   c03     count 1..n-1: all-reduce (4 dtypes x 4 ops), broadcast and
+ *           reduce (roots 0, n-1), reduce-scatter/all-gather (count per
+ *           rank) and their v forms (count in all: ranks >= count get
+ *           none); exact, each within 1 s
  *   c04     counts {n+1, 2n-1, 1000003}, SUM/MIN/MAX/PROD
  *   c06     in-place/out-of-place at 32 KiB, 64 KiB +- 4 B, 1 MiB; partial
  *           overlap -> HC_ERR_INVAL with no traffic, next call still works
