@@ -493,7 +493,6 @@ hc_comm_split(struct hc_comm *parent, int color, int key,
 		comm = NULL;
 		goto out;
 	}
-	hc_comm_check_algo(comm);
 	/* The engine owns the list of communicators: it registers this
 	 * one, like a collective, through the request queue. */
 	req = calloc(1, sizeof(*req));
@@ -508,6 +507,7 @@ hc_comm_split(struct hc_comm *parent, int color, int key,
 	cds_wfcq_enqueue(&ctx->qhead, &ctx->qtail, &req->qnode);
 	rc = hc_wait(req);
 	if (rc == 0) {
+		hc_comm_check_algo(comm);
 		*out = comm;
 		comm = NULL;
 	}

@@ -362,7 +362,8 @@ suite_rs_ag(int kind)
 /* Per-rank counts of the v-variants: profile p of base count c over the
  * n ranks (profile 0: all c; 1: rank q gets q, so rank 0 gets 0; 2:
  * every third rank 0, the others c and 65537 in turn; 3: only the last
- * rank has c; 4: c elements in all, one each to ranks 0..c-1, C03). */
+ * rank has c; 4: one element each to ranks 0..c-1, so c elements in all
+ * when c < n, C03). */
 static void
 v_counts(int p, uint64_t c, uint64_t *counts)
 {
@@ -719,7 +720,10 @@ suite_algo(void)
 
 /* HC_ALGO forces an algorithm this job's groups cannot run (hier with
  * groups of unequal size): the all-reduce is refused with
- * HC_ERR_UNSUPPORTED before any traffic, and other collectives work. */
+ * HC_ERR_UNSUPPORTED before any traffic, and an all-gather works. Then
+ * the same on a communicator split off ranks 0..2 (tests/run runs it at
+ * n = 5 with groups of 2: ranks 0, 1 in one group and 2 in the next, so
+ * unequal again), whose creation logs the warning tests/run looks for. */
 
 void
 suite_algobad(void)
@@ -740,6 +744,25 @@ suite_algobad(void)
 		ok = all[i] == i;
 	local_verdict("algobad: all-gather still works", ok,
 		      rc != 0 ? hc_strerror(rc) : "wrong values");
+	if (nranks < 4)
+		return;
+	{
+		struct hc_comm *sub = NULL;
+
+		rc = hc_comm_split(comm, rank < 3 ? 0 : HC_COMM_SPLIT_NONE, rank,
+				   &sub);
+		local_verdict("algobad: split off ranks 0..2", rc == 0,
+			      hc_strerror(rc));
+		if (rc != 0 || sub == NULL)
+			return;
+		v = rank;
+		before = data_pkts();
+		rc = hc_allreduce(sub, &v, &v, 1, HC_DTYPE_INT64, HC_OP_SUM);
+		local_verdict("algobad: forced all-reduce on the split "
+			      "communicator refused with HC_ERR_UNSUPPORTED, "
+			      "no DATA sent", rc == -HC_ERR_UNSUPPORTED &&
+			      data_pkts() == before, hc_strerror(rc));
+	}
 }
 
 void
