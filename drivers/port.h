@@ -41,7 +41,7 @@ struct hc_port_ops {
 	/** Optional: the link's state now, without waiting: 1 up, 0 down,
 	 *  -1 not known. Asked only when a peer is lost (hc_port_link_down),
 	 *  never per packet. NULL: not known (hc_shm, the sim network). */
-	int (*link_status)(struct hc_port *port);
+	int (*link_status)(const struct hc_port *port);
 };
 
 /** TX queue length in packets; partial bursts stay queued and are retried.
@@ -364,7 +364,7 @@ hc_port_bytes_trusted(const struct hc_port *port, enum hc_fault_dir dir)
  * the socket (not for the engine's thread).
  */
 static inline bool
-hc_port_link_down(struct hc_port *port)
+hc_port_link_down(const struct hc_port *port)
 {
 	return !port->shm && port->ops->link_status != NULL &&
 	       port->ops->link_status(port) == 0;

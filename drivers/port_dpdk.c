@@ -234,7 +234,7 @@ dpdk_close(struct hc_port *port)
  * (hc_port_link_down()): net_virtio_user's link query may reconnect its
  * vhost-user socket, not for the engine's thread. */
 static int
-dpdk_link_status(struct hc_port *port)
+dpdk_link_status(const struct hc_port *port)
 {
 	struct rte_eth_link link;
 

@@ -61,7 +61,7 @@ tw_close(struct hc_port *port)
 }
 
 static int
-tw_link_status(struct hc_port *port)
+tw_link_status(const struct hc_port *port)
 {
 	const struct tw_port *tp = container_of(port, struct tw_port, port);
 
