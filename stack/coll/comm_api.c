@@ -154,14 +154,22 @@ hc_comm_init(struct hc_comm *comm, struct hc_coll *c, void *owner,
 	return 0;
 }
 
+/* comm's all-reduce algorithm is forced ([coll] algo) and cannot run on
+ * its shape (hier over groups of unequal size). */
+static bool
+forced_algo_unusable(const struct hc_comm *comm)
+{
+	return comm->algo != HC_ALGO_AUTO &&
+	       !hc_tune_can_run(comm->algo, &comm->shape);
+}
+
 /* Field case C02: an algorithm that cannot serve this communicator says
  * so when the communicator is created; its all-reduces are then refused
  * (choose_algo), the other collectives run. */
 void
 hc_comm_check_algo(const struct hc_comm *comm)
 {
-	if (comm->algo != HC_ALGO_AUTO &&
-	    !hc_tune_can_run(comm->algo, &comm->shape))
+	if (forced_algo_unusable(comm))
 		HC_LOG(WARNING, COLL, "comm %08x: [coll] algo %s cannot run "
 		       "on this communicator (%u ranks in %u groups of "
 		       "unequal size): its all-reduces will fail with "
@@ -262,7 +270,7 @@ choose_algo(struct hc_comm *comm, uint64_t bytes)
 	enum hc_algo_id a = comm->algo;
 
 	if (a != HC_ALGO_AUTO) {
-		if (!hc_tune_can_run(a, &comm->shape)) {
+		if (forced_algo_unusable(comm)) {
 			HC_LOG(ERR, COLL, "all-reduce: algorithm %s cannot run "
 			       "on this communicator (%u ranks in %u groups "
 			       "of unequal size)", hc_algo_id_name(a),

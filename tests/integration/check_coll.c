@@ -103,6 +103,21 @@ out:
 	return ok;
 }
 
+/* verdict() for one check that ran from t0: with limit_s > 0 it must
+ * also have taken at most limit_s seconds (C03's 1 s). */
+static void
+timed_verdict(const char *name, int ok, char *why, size_t wlen, double t0,
+	      double limit_s)
+{
+	double dt = now_s() - t0;
+
+	if (ok && limit_s > 0 && dt > limit_s) {
+		ok = 0;
+		snprintf(why, wlen, "took %.2f s", dt);
+	}
+	verdict(name, ok, why);
+}
+
 /* Issue 2's matrix: these dtypes with sum, prod, min, max; the dtypes
  * suite runs all ten dtypes with all five ops. */
 static const enum hc_dtype base_dtypes[] = { HC_DTYPE_INT32, HC_DTYPE_INT64,
@@ -131,18 +146,13 @@ matrix(const uint64_t *counts, size_t ncounts, const char *tag,
 					ok = check_allreduce(counts[c], d, op,
 							     inplace, why,
 							     sizeof(why));
-					if (ok && limit_s > 0 &&
-					    now_s() - t0 > limit_s) {
-						ok = 0;
-						snprintf(why, sizeof(why),
-							 "took %.2f s", now_s() - t0);
-					}
 					snprintf(name, sizeof(name),
 						 "%s n=%d count=%" PRIu64 " %s %s %s",
 						 tag, nranks, counts[c],
 						 hc_dtype_name(d), hc_op_name(op),
 						 inplace ? "in-place" : "out-of-place");
-					verdict(name, ok, why);
+					timed_verdict(name, ok, why, sizeof(why),
+						      t0, limit_s);
 				}
 }
 
@@ -819,20 +829,6 @@ suite_c01(void)
 		"packets were sent");
 }
 
-/* verdict() for one C03 call that ran from t0: it must also have taken
- * at most 1 s. */
-static void
-c03_verdict(const char *name, int ok, char *why, size_t wlen, double t0)
-{
-	double dt = now_s() - t0;
-
-	if (ok && dt > 1.0) {
-		ok = 0;
-		snprintf(why, wlen, "took %.2f s", dt);
-	}
-	verdict(name, ok, why);
-}
-
 /* C03: count 1..n-1, every collective, exact and each within 1 s. The
  * all-reduce as the matrix (4 dtypes x SUM/PROD/MIN/MAX); broadcast and
  * reduce to roots 0 and n-1; reduce-scatter and all-gather of count
@@ -870,11 +866,11 @@ suite_c03(void)
 						 "root=%d %s %s", nranks,
 						 counts[i], root, dn, ip);
 					t0 = now_s();
-					c03_verdict(name, check_rooted('b',
+					timed_verdict(name, check_rooted('b',
 						counts[i], types[t], HC_OP_SUM,
 						root, inplace, why,
 						sizeof(why)), why, sizeof(why),
-						t0);
+						t0, 1.0);
 					for (op = 0; op < HC_OP_AVG; op++) {
 						why[0] = '\0';
 						snprintf(name, sizeof(name),
@@ -884,11 +880,11 @@ suite_c03(void)
 							 root, dn, hc_op_name(op),
 							 ip);
 						t0 = now_s();
-						c03_verdict(name, check_rooted(
+						timed_verdict(name, check_rooted(
 							'r', counts[i], types[t],
 							op, root, inplace, why,
 							sizeof(why)), why,
-							sizeof(why), t0);
+							sizeof(why), t0, 1.0);
 					}
 				}
 				for (kind = 0; kind < 4; kind++) {
@@ -904,7 +900,7 @@ suite_c03(void)
 						 "all-gather", v ? "v" : "", dn,
 						 ip);
 					t0 = now_s();
-					c03_verdict(name, v ?
+					timed_verdict(name, v ?
 						check_v(c, 4, counts[i],
 							types[t], HC_OP_SUM,
 							inplace, 0, why,
@@ -913,7 +909,7 @@ suite_c03(void)
 							    types[t], HC_OP_SUM,
 							    inplace, why,
 							    sizeof(why)),
-						why, sizeof(why), t0);
+						why, sizeof(why), t0, 1.0);
 				}
 			}
 }
