@@ -129,12 +129,14 @@
  *           sent zero copy (hc_stats hct_data_tx_zc) against HC_CHECK_ZC:
  *           some (memif, zero_copy_tx auto, ring: over half), none, or
  *           any (results only)
- * After fault, c15, c16*, c19, c21-c25, c31*, c26-c30, c33, shmcrc, zc (and any suite
- * with HC_CHECK_POOLS=1) main runs the leak check (pools_check in
- * check_ports.c: the mbuf pools back to their starting in-use count).
- * The last four judge per rank ("PASS name (rank r)"), since the
- * communicator is broken afterwards; the others agree through an
- * all-reduce and only rank 0 prints.
+ * After every fault case (fault, c05*, c15-c19, c21-c25, c31*, strays),
+ * the port cases (c26-c29, c33, shmcrc, zc; c30 runs its own) and any
+ * suite with HC_CHECK_POOLS=1, main runs the leak check (pools_check in
+ * check_ports.c: the mbuf pools back to their starting in-use count,
+ * CASES.md). Where the communicator is broken afterwards (c05*, c15,
+ * c16*, c17*, c18, c19, c22, c31long) each rank judges alone ("PASS name
+ * (rank r)"); the others agree through an all-reduce and only rank 0
+ * prints.
  *
  * main dispatches -s NAME through the table `suites` below (-h lists it);
  * the suites live by area in check_coll.c, check_p2p.c, check_async.c and
@@ -307,6 +309,8 @@ struct suite {
 #define SUITE_P(n, f, p, h) { .name = n, .run = f, .help = h, .pools = p }
 #define SUITE_KP(n, f, k, p, h) { .name = n, .run_kind = f, .kind = k, \
 				  .help = h, .pools = p }
+#define SUITE_SP(n, f, s, p, h) { .name = n, .run_str = f, .str = s, \
+				  .help = h, .pools = p }
 
 static const struct suite suites[] = {
 	/* check_coll.c */
@@ -344,25 +348,32 @@ static const struct suite suites[] = {
 	SUITE_P("c25", suite_c25, 'a', "C25: drop_last_once"),
 	SUITE_KP("c31", suite_c31, 0, 'a', "C31: a flap shorter than the timeout"),
 	SUITE_KP("c31long", suite_c31, 1, 'l', "C31: a flap longer than the timeout"),
-	SUITE("strays", suite_strays, "C38: all-reduces among injected frames"),
-	SUITE("c18", suite_c18, "C18: the last rank starts late"),
+	SUITE_P("strays", suite_strays, 'a',
+		"C38: all-reduces among injected frames"),
+	SUITE_P("c18", suite_c18, 'l', "C18: the last rank starts late"),
 	SUITE_P("c21", suite_c21, 'a', "C21: the last rank killed and restarted"),
 	SUITE_P("c19", suite_c19, 'l', "C19: a transport fault reaches the wait"),
 	SUITE_P("c15", suite_c15, 'l', "C15: the last rank leaves early"),
 	SUITE_KP("c16kill", suite_c16, 0, 'l', "C16: the last rank SIGKILLed"),
 	SUITE_KP("c16stop", suite_c16, 1, 'l', "C16: the last rank SIGSTOPped"),
-	SUITE_S("c17", suite_c17, "", "C17: the last rank skips an all-reduce"),
-	SUITE_S("c17bcast", suite_c17, "bcast", "C17: ... a broadcast"),
-	SUITE_S("c17reduce", suite_c17, "reduce", "C17: ... a reduce to it"),
-	SUITE_S("c05count", suite_c05, "count", "C05: another count"),
-	SUITE_S("c05zero", suite_c05, "zero", "C05: count 0 vs N"),
-	SUITE_S("c05dtype", suite_c05, "dtype", "C05: another dtype"),
-	SUITE_S("c05op", suite_c05, "op", "C05: another op"),
-	SUITE_S("c05coll", suite_c05, "coll", "C14: all-gather vs all-reduce"),
-	SUITE_S("c05bcast", suite_c05, "bcast", "C05: broadcast another dtype"),
-	SUITE_S("c05reduce", suite_c05, "reduce", "C05: reduce, another root"),
-	SUITE_S("c05rsv", suite_c05, "rsv", "C05: reduce-scatterv counts"),
-	SUITE_S("c05agv", suite_c05, "agv", "C05: all-gatherv counts"),
+	SUITE_SP("c17", suite_c17, "", 'l',
+		 "C17: the last rank skips an all-reduce"),
+	SUITE_SP("c17bcast", suite_c17, "bcast", 'l', "C17: ... a broadcast"),
+	SUITE_SP("c17reduce", suite_c17, "reduce", 'l',
+		 "C17: ... a reduce to it"),
+	SUITE_SP("c05count", suite_c05, "count", 'l', "C05: another count"),
+	SUITE_SP("c05zero", suite_c05, "zero", 'l', "C05: count 0 vs N"),
+	SUITE_SP("c05dtype", suite_c05, "dtype", 'l', "C05: another dtype"),
+	SUITE_SP("c05op", suite_c05, "op", 'l', "C05: another op"),
+	SUITE_SP("c05coll", suite_c05, "coll", 'l',
+		 "C14: all-gather vs all-reduce"),
+	SUITE_SP("c05bcast", suite_c05, "bcast", 'l',
+		 "C05: broadcast another dtype"),
+	SUITE_SP("c05reduce", suite_c05, "reduce", 'l',
+		 "C05: reduce, another root"),
+	SUITE_SP("c05rsv", suite_c05, "rsv", 'l',
+		 "C05: reduce-scatterv counts"),
+	SUITE_SP("c05agv", suite_c05, "agv", 'l', "C05: all-gatherv counts"),
 	/* check_ports.c */
 	SUITE_P("c26", suite_c26, 'a', "C26: jumbo frames, exact"),
 	SUITE_P("c27", suite_c27, 'a', "C27: the [port] burst set, exact"),
