@@ -148,15 +148,13 @@ check_once(struct hc_comm *comm, enum coll c, void *sbuf, void *rbuf,
 		in = inplace ? (uint8_t *)rbuf + count * es * r : sbuf;
 		if (!inplace)
 			memset(rbuf, 0xa5, count * es * n);
-		for (i = 0; i < count; i++)
-			hc_pattern_store(in, dtype, i,
-					 hc_pattern_value(dtype, HC_OP_SUM, i, r));
+		hc_pattern_fill_gather(in, dtype, count, r);
 		*rc = coll_call(comm, c, sbuf, rbuf, count, dtype, op, inplace,
 				root);
 		for (i = 0; i < count * n && *rc == 0; i++)
 			wrong += hc_pattern_load(rbuf, dtype, i) !=
-				 hc_pattern_value(dtype, HC_OP_SUM, i % count,
-						  (int)(i / count));
+				 hc_pattern_gather(dtype, i % count,
+						   (int)(i / count));
 		return wrong;
 	default:
 		hc_pattern_fill(inplace ? rbuf : sbuf, dtype, op, count, r);

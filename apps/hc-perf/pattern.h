@@ -5,7 +5,9 @@
  *   P32  (sum, min, max, avg of int32/uint32/int64/uint64/float/double):
  *        rank r, element i holds (r+1)*(i%1024) + r;
  *   P16  (the same ops for int8, uint8, half, bfloat16): (i%4) + r;
- *   PPROD (prod, every dtype): 1 + ((r+i)%2).
+ *   PPROD (prod, every dtype): 1 + ((r+i)%2);
+ *   PGATH (all-gather of int32, also of uint32, int64, uint64, double):
+ *        r*1000000 + i (hc_pattern_gather).
  * Every partial result is an integer (a multiple of 1/2 for avg) small
  * enough to be exact in the dtype for n <= 64 (P32), n <= 16 (P16) and
  * n <= 14 (PPROD), so results compare bit for bit whatever the reduction
@@ -129,6 +131,51 @@ hc_pattern_fill(void *buf, enum hc_dtype d, enum hc_op op, uint64_t count,
 		hc_pattern_store(buf, d, i, hc_pattern_value(d, op, i, r));
 }
 
+/**
+ * Whether dtype d's all-gather pattern is PGATH (hc_pattern_gather): the
+ * dtypes that hold r*1000000 + i exactly (int32 and uint32 modulo 2^32).
+ */
+static inline int
+hc_pattern_gather_unique(enum hc_dtype d)
+{
+	return d == HC_DTYPE_INT32 || d == HC_DTYPE_UINT32 ||
+	       d == HC_DTYPE_INT64 || d == HC_DTYPE_UINT64 ||
+	       d == HC_DTYPE_FLOAT64;
+}
+
+/**
+ * Element i of rank r's all-gather (and all-gatherv) send buffer: PGATH of
+ * shared/cases/CASES.md, r*1000000 + i, where hc_pattern_gather_unique(d)
+ * (int32 and uint32 wrap modulo 2^32 above 2^31 - 1 or 2^32 - 1). Unlike
+ * P32, which repeats every 1024 elements, no two elements of blocks of at
+ * most 10^6 elements are equal, so a slice written at another slice's
+ * offset shows (C02). Other dtypes keep op SUM's P32 or P16.
+ */
+static inline double
+hc_pattern_gather(enum hc_dtype d, uint64_t i, int r)
+{
+	uint64_t v = (uint64_t)r * 1000000 + i;
+
+	switch (d) {
+	case HC_DTYPE_INT32: return (double)(int32_t)(uint32_t)v;
+	case HC_DTYPE_UINT32: return (double)(uint32_t)v;
+	case HC_DTYPE_INT64:
+	case HC_DTYPE_UINT64:
+	case HC_DTYPE_FLOAT64: return (double)v; /* exact below 2^53 */
+	default: return hc_pattern_value(d, HC_OP_SUM, i, r);
+	}
+}
+
+/** Fill count elements with rank r's all-gather pattern. */
+static inline void
+hc_pattern_fill_gather(void *buf, enum hc_dtype d, uint64_t count, int r)
+{
+	uint64_t i;
+
+	for (i = 0; i < count; i++)
+		hc_pattern_store(buf, d, i, hc_pattern_gather(d, i, r));
+}
+
 /** Elements of buf that differ from the expected result over n ranks. */
 static inline uint64_t
 hc_pattern_wrong(const void *buf, enum hc_dtype d, enum hc_op op,
@@ -154,8 +201,9 @@ enum hc_pattern_coll {
 /**
  * Elements of rank r's result buf that differ from what collective k must
  * leave there over n ranks, when every rank q filled its send buffer with
- * hc_pattern_fill(., d, op, ., q) (all-gather and broadcast: op SUM's
- * pattern, nothing is reduced). count is per rank, as the API names it:
+ * hc_pattern_fill(., d, op, ., q) (broadcast: op SUM's pattern, nothing
+ * is reduced; all-gather: hc_pattern_fill_gather(., d, ., q)). count is
+ * per rank, as the API names it:
  *   ALLREDUCE       buf holds count elements: the reduction;
  *   REDUCE_SCATTER  count elements: block r of the n * count reduction;
  *   ALLGATHER       n * count elements: block q is rank q's pattern;
@@ -183,8 +231,8 @@ hc_pattern_result_wrong(enum hc_pattern_coll k, const void *buf,
 						   n);
 			break;
 		case HC_PATTERN_ALLGATHER:
-			want = hc_pattern_value(d, HC_OP_SUM, i % count,
-						(int)(i / count));
+			want = hc_pattern_gather(d, i % count,
+						 (int)(i / count));
 			break;
 		case HC_PATTERN_BROADCAST:
 			want = hc_pattern_value(d, HC_OP_SUM, i, root);

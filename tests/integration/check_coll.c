@@ -285,7 +285,7 @@ check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 	    int inplace, char *why, size_t wlen)
 {
 	size_t es = hc_dtype_size(d);
-	uint64_t total = count * nranks, i, wrong = 0, before = 0;
+	uint64_t total = count * nranks, wrong = 0, before = 0;
 	uint8_t *full = malloc(total * es + GUARD);   /* the n-block buffer */
 	uint8_t *part = malloc(count * es + GUARD);   /* the one-block one */
 	uint8_t *own = full + (uint64_t)rank * count * es;
@@ -313,13 +313,9 @@ check_rs_ag(char kind, uint64_t count, enum hc_dtype d, enum hc_op op,
 	} else {
 		memset(full, SENTINEL, total * es);
 		if (inplace) {
-			for (i = 0; i < count; i++)
-				hc_pattern_store(own, d, i,
-					hc_pattern_value(d, HC_OP_SUM, i, rank));
+			hc_pattern_fill_gather(own, d, count, rank);
 		} else {
-			for (i = 0; i < count; i++)
-				hc_pattern_store(part, d, i,
-					hc_pattern_value(d, HC_OP_SUM, i, rank));
+			hc_pattern_fill_gather(part, d, count, rank);
 			before = checksum(part, count * es);
 		}
 		rc = hc_allgather(comm, inplace ? own : part, full, count, d);
@@ -444,16 +440,15 @@ check_v(char kind, int p, uint64_t c, enum hc_dtype d, enum hc_op op,
 	} else {
 		own = full + displs[rank] * es;
 		memset(full, SENTINEL, span * es);
-		for (i = 0; i < counts[rank]; i++)
-			hc_pattern_store(inplace ? own : part, d, i,
-				hc_pattern_value(d, HC_OP_SUM, i, rank));
+		hc_pattern_fill_gather(inplace ? own : part, d, counts[rank],
+				       rank);
 		before = checksum(part, counts[rank] * es);
 		rc = hc_allgatherv(comm, inplace ? own : part, full, counts,
 				   gapped ? displs : NULL, d);
 		for (q = 0; q < nranks && rc == 0; q++) {
 			for (i = 0; i < counts[q]; i++)
 				wrong += hc_pattern_load(full, d, displs[q] + i) !=
-					 hc_pattern_value(d, HC_OP_SUM, i, q);
+					 hc_pattern_gather(d, i, q);
 			for (i = 0; gapped && i < 3 * es; i++)
 				wrong += full[(displs[q] + counts[q]) * es + i] !=
 					 SENTINEL;
@@ -1001,9 +996,9 @@ suite_c13(void)
 }
 
 /* C02 at this n (run for n in {3, 5, 6, 7}; 2, 4, 8 are the controls of
- * other suites): all-gather int32 sendcount {1, 1000, 65537}, all-reduce
- * int32 and fp32 SUM of 1000003 (P32), reduce-scatter fp32 SUM recvcount
- * 4097; with the one algorithm each collective has here. */
+ * other suites): all-gather int32 (PGATH) sendcount {1, 1000, 65537},
+ * all-reduce int32 and fp32 SUM of 1000003 (P32), reduce-scatter fp32 SUM
+ * recvcount 4097; with the one algorithm each collective has here. */
 void
 suite_c02(void)
 {

@@ -379,8 +379,7 @@ suite_c30(void)
 				rc = c30_late(&recv, st1.coll_held_refused);
 		}
 		if (rc == 0) {
-			hc_pattern_fill(s, HC_DTYPE_INT32, HC_OP_SUM, count,
-					rank);
+			hc_pattern_fill_gather(s, HC_DTYPE_INT32, count, rank);
 			memset(r, SENTINEL, count * nranks * sizeof(int32_t));
 			rc = hc_iallgather(comm, s, r, count, HC_DTYPE_INT32,
 					   &opts, &req);

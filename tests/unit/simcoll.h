@@ -237,6 +237,19 @@ sc_fill(void *buf, enum hc_dtype d, enum hc_op op, uint64_t count, int r)
 	sc_replicate(buf, hc_dtype_size(d), SC_PERIOD, count);
 }
 
+/* Rank r's send pattern for a collective of kind k: PGATH for the
+ * all-gathers of the dtypes that hold it (hc_pattern_gather; it has no
+ * period, so it is filled whole), else sc_fill's. */
+static void
+sc_fill_send(const struct coll_kind *k, void *buf, enum hc_dtype d,
+	     enum hc_op op, uint64_t count, int r)
+{
+	if (k->pat == HC_PATTERN_ALLGATHER && hc_pattern_gather_unique(d))
+		hc_pattern_fill_gather(buf, d, count, r);
+	else
+		sc_fill(buf, d, op, count, r);
+}
+
 /* One collective in flight on every rank: its buffers and requests. */
 struct sc_job {
 	struct one o;
@@ -287,8 +300,8 @@ sc_expected(const struct sc_job *j, uint32_t r)
 	switch (o->k->pat) {
 	case HC_PATTERN_ALLGATHER:
 		for (q = 0; q < j->n; q++)
-			sc_fill(e + j->off[q] * es, o->d, HC_OP_SUM,
-				j->blk[q], (int)q);
+			sc_fill_send(o->k, e + j->off[q] * es, o->d,
+				     HC_OP_SUM, j->blk[q], (int)q);
 		break;
 	case HC_PATTERN_BROADCAST:
 		sc_fill(e, o->d, HC_OP_SUM, o->count, o->root);
@@ -350,19 +363,19 @@ sc_submit(struct hc_simrun *run, struct sc_job *j)
 		CU_ASSERT_FATAL(sb != NULL && rb != NULL);
 		memset(rb, 0xa5, big * es);
 		if (o->in_place && sn > rn) {          /* reduce-scatter */
-			sc_fill(rb, o->d, fill_op, sn, (int)r);
+			sc_fill_send(o->k, rb, o->d, fill_op, sn, (int)r);
 			c.send = rb;
 			c.recv = rb + off;
 		} else if (o->in_place && rn > sn) {   /* all-gather */
-			sc_fill(rb + off, o->d, fill_op, sn, (int)r);
+			sc_fill_send(o->k, rb + off, o->d, fill_op, sn, (int)r);
 			c.send = rb + off;
 			c.recv = rb;
 		} else if (o->in_place) {
-			sc_fill(rb, o->d, fill_op, sn, (int)r);
+			sc_fill_send(o->k, rb, o->d, fill_op, sn, (int)r);
 			c.send = rb;
 			c.recv = rb;
 		} else {
-			sc_fill(sb, o->d, fill_op, sn, (int)r);
+			sc_fill_send(o->k, sb, o->d, fill_op, sn, (int)r);
 			c.send = sb;
 			c.recv = rb;
 		}

@@ -88,6 +88,44 @@ c02(uint32_t n)
 	}
 }
 
+/* The all-gather's check sees a slice of a block written at another
+ * offset of the same or another block (PGATH), where P32, which repeats
+ * every 1024 elements, saw no difference within a block. */
+static void
+test_c02_pgath(void)
+{
+	enum { N = 3, COUNT = 65537 };
+	int32_t *all = malloc((size_t)N * COUNT * sizeof(*all));
+	uint64_t q, i;
+
+	CU_ASSERT_FATAL(all != NULL);
+	for (q = 0; q < N; q++)
+		hc_pattern_fill_gather(all + q * COUNT, HC_DTYPE_INT32, COUNT,
+				       (int)q);
+	CU_ASSERT_EQUAL(hc_pattern_result_wrong(HC_PATTERN_ALLGATHER, all,
+			HC_DTYPE_INT32, HC_OP_SUM, COUNT, N, 0, 0), 0);
+	CU_ASSERT_EQUAL(all[COUNT + 1000], 1000000 + 1000);
+	/* block 1's elements 0..1023 written again at 1024..2047 */
+	memcpy(all + COUNT + 1024, all + COUNT, 1024 * sizeof(*all));
+	CU_ASSERT_EQUAL(hc_pattern_result_wrong(HC_PATTERN_ALLGATHER, all,
+			HC_DTYPE_INT32, HC_OP_SUM, COUNT, N, 0, 0), 1024);
+	/* the same move under P32 leaves every element as it was */
+	for (i = 0; i < 2048; i++)
+		hc_pattern_store(all, HC_DTYPE_INT32, i,
+				 hc_pattern_value(HC_DTYPE_INT32, HC_OP_SUM, i,
+						  0));
+	memcpy(all + 1024, all, 1024 * sizeof(*all));
+	for (i = 0; i < 2048; i++)
+		CU_ASSERT_EQUAL_FATAL(hc_pattern_load(all, HC_DTYPE_INT32, i),
+			hc_pattern_value(HC_DTYPE_INT32, HC_OP_SUM, i, 0));
+	/* int32 wraps modulo 2^32 from rank 2148 on; float keeps P32 */
+	CU_ASSERT_EQUAL(hc_pattern_gather(HC_DTYPE_INT32, 5, 2148),
+			(double)(int32_t)(uint32_t)(2148000005ull));
+	CU_ASSERT_EQUAL(hc_pattern_gather(HC_DTYPE_FLOAT32, 1030, 2),
+			hc_pattern_value(HC_DTYPE_FLOAT32, HC_OP_SUM, 1030, 2));
+	free(all);
+}
+
 static void test_c02_2(void) { c02(2); }
 static void test_c02_3(void) { c02(3); }
 static void test_c02_4(void) { c02(4); }
@@ -871,6 +909,8 @@ static CU_TestInfo disagree_tests[] = {
 };
 
 static CU_TestInfo c02_tests[] = {
+	{ "C02 all-gather pattern PGATH shows a misplaced slice",
+	  test_c02_pgath },
 	{ "C02 n=2 (control), every algorithm forced", test_c02_2 },
 	{ "C02 n=3", test_c02_3 },
 	{ "C02 n=4 (control)", test_c02_4 },
