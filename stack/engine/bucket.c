@@ -45,6 +45,7 @@ struct hc_bucketer {
 	uint64_t steps;
 	int rebuilt;
 	int status;            /* first error of this step */
+	int broken;            /* the rebuild's error: no buckets left */
 };
 
 static void
@@ -108,6 +109,7 @@ hc_bucketer_create(struct hc_comm *comm, size_t n, void *const *bufs,
 		   uint64_t bucket_bytes, struct hc_bucketer **out)
 {
 	struct hc_bucketer *b;
+	uint64_t total = 0, es;
 	size_t i;
 	int rc;
 
@@ -119,9 +121,16 @@ hc_bucketer_create(struct hc_comm *comm, size_t n, void *const *bufs,
 	if (dtype != HC_DTYPE_FLOAT16 && dtype != HC_DTYPE_BFLOAT16 &&
 	    dtype != HC_DTYPE_FLOAT32 && dtype != HC_DTYPE_FLOAT64)
 		return -HC_ERR_INVAL;
-	for (i = 0; i < n; i++)
+	es = hc_dtype_size(dtype);
+	for (i = 0; i < n; i++) {
 		if (bufs[i] == NULL || counts[i] == 0)
 			return -HC_ERR_INVAL;
+		/* every byte count (a gradient's, a bucket's, the sum) must
+		 * fit in 64 bits, or the buckets' sizes wrap */
+		if (counts[i] > (UINT64_MAX - total) / es)
+			return -HC_ERR_INVAL;
+		total += counts[i] * es;
+	}
 	b = calloc(1, sizeof(*b));
 	if (b == NULL)
 		return -HC_ERR_NOMEM;
@@ -198,6 +207,8 @@ hc_bucketer_mark_ready(struct hc_bucketer *b, size_t i)
 
 	if (b == NULL || i >= b->n || b->marked[i])
 		return -HC_ERR_INVAL;
+	if (b->broken != 0)
+		return b->broken;
 	b->marked[i] = 1;
 	if (b->steps == 0)
 		b->seen[b->nseen++] = i;
@@ -238,6 +249,8 @@ maybe_rebuild(struct hc_bucketer *b)
 			b->order[i] = (size_t)ord[i];
 		rc = build(b);
 		b->rebuilt = rc == 0;
+		if (rc != 0)
+			b->broken = rc;
 	}
 	free(ord);
 	return rc;
@@ -251,6 +264,8 @@ hc_bucketer_wait(struct hc_bucketer *b)
 
 	if (b == NULL)
 		return -HC_ERR_INVAL;
+	if (b->broken != 0)
+		return b->broken;
 	for (i = 0; i < b->n; i++)
 		if (!b->marked[b->order[i]])
 			hc_bucketer_mark_ready(b, b->order[i]);

@@ -296,16 +296,36 @@ classify(const struct rte_mbuf *m, const void *arg, bool *tail)
 	}
 }
 
-/* The engine's lcore: the first worker lcore of the EAL, unless the
- * caller (or HC_PROGRESS=caller) asks for progress in its own calls. */
+/* params->progress, or HC_PROGRESS=caller over it (an empty HC_PROGRESS
+ * or "auto" leaves it). @return the enum hc_progress, or -HC_ERR_INVAL
+ * (logged) for a value that is neither. */
+static int
+progress_mode(const struct hc_init_params *params)
+{
+	const char *env = getenv("HC_PROGRESS");
+
+	if (params->progress != HC_PROGRESS_AUTO &&
+	    params->progress != HC_PROGRESS_CALLER) {
+		HC_LOG(ERR, CORE, "hc_init_params progress %d is not "
+		       "HC_PROGRESS_AUTO (0) or HC_PROGRESS_CALLER (1)",
+		       params->progress);
+		return -HC_ERR_INVAL;
+	}
+	if (env == NULL || env[0] == '\0' || strcmp(env, "auto") == 0)
+		return params->progress;
+	if (strcmp(env, "caller") == 0)
+		return HC_PROGRESS_CALLER;
+	HC_LOG(ERR, CORE, "HC_PROGRESS '%s' is not 'caller' or 'auto'", env);
+	return -HC_ERR_INVAL;
+}
+
+/* The engine's lcore: the first worker lcore of the EAL, unless progress
+ * (progress_mode()) is in the caller's own calls. */
 static unsigned int
 pick_engine_lcore(int progress)
 {
-	const char *env = getenv("HC_PROGRESS");
 	unsigned int lcore;
 
-	if (env != NULL && strcmp(env, "caller") == 0)
-		progress = HC_PROGRESS_CALLER;
 	if (progress == HC_PROGRESS_CALLER)
 		return RTE_MAX_LCORE;
 	lcore = rte_get_next_lcore(-1, 1, 0);
@@ -898,7 +918,7 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	struct hc_ctx *ctx;
 	const char *path;
 	uint64_t deadline;
-	int rank = -1, rc;
+	int rank = -1, rc, progress;
 	uint32_t i;
 
 	if (out == NULL)
@@ -906,6 +926,15 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 	*out = NULL;
 	if (params == NULL)
 		params = &def;
+	progress = progress_mode(params);
+	if (progress < 0)
+		return progress;
+	if (params->world_size < 0) {
+		HC_LOG(ERR, CORE, "hc_init_params world_size %d is negative "
+		       "(0: from the file or the environment)",
+		       params->world_size);
+		return -HC_ERR_INVAL;
+	}
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL)
 		return -HC_ERR_NOMEM;
@@ -934,7 +963,7 @@ hc_init(const struct hc_init_params *params, struct hc_ctx **out)
 		rc = cluster_identity(params, &ctx->cfg, &rank);
 	if (rc != 0)
 		goto fail;
-	hc_ctx_prepare(ctx, (uint32_t)rank, pick_engine_lcore(params->progress));
+	hc_ctx_prepare(ctx, (uint32_t)rank, pick_engine_lcore(progress));
 	rc = open_dpdk_port(ctx);
 	if (rc == 0)
 		rc = hc_ctx_bring_up(ctx);

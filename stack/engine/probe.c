@@ -325,7 +325,7 @@ hc_comm_tuner_info(const struct hc_comm *comm, char *buf, size_t len)
 	uint32_t k, i, eq = 0;
 	int w;
 
-	if (comm == NULL)
+	if (comm == NULL || (buf == NULL && len > 0))
 		return -HC_ERR_INVAL;
 	w = snprintf(buf, len, "alpha %.1f us, beta %.3f ns/B, algo %s",
 		     comm->tune.alpha_ns / 1e3, comm->tune.beta_ns,

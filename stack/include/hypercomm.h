@@ -130,7 +130,9 @@ struct hc_comm;
 enum hc_progress {
 	/** On the first worker lcore of the EAL (e.g. --lcores 0,1) when
 	 *  there is one, else as HC_PROGRESS_CALLER. The environment
-	 *  variable HC_PROGRESS=caller forces caller progress. */
+	 *  variable HC_PROGRESS=caller forces caller progress; "auto" or
+	 *  empty leaves hc_init_params.progress; any other value is
+	 *  -HC_ERR_INVAL from hc_init(). */
 	HC_PROGRESS_AUTO = 0,
 	/** Inside hc_wait()/hc_test()/blocking calls of the application's
 	 *  threads (one at a time). Between calls nothing moves, so peers
@@ -152,16 +154,17 @@ struct hc_init_params {
 	 *  SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK (README
 	 *  "Launchers"). */
 	int rank;
-	/** World size. 0: a cluster file's [job] world_size; for a host
-	 *  file its [job] world_size if given, else the first set of
-	 *  HC_WORLD_SIZE, WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE,
-	 *  PMI_SIZE. A cluster file and a non-zero value or that variable
-	 *  that differ: HC_ERR_WORLD_SIZE. The local rank (which [local.N]
+	/** World size; negative: -HC_ERR_INVAL. 0: a cluster file's [job]
+	 *  world_size; for a host file its [job] world_size if given, else
+	 *  the first set of HC_WORLD_SIZE, WORLD_SIZE, SLURM_NTASKS,
+	 *  OMPI_COMM_WORLD_SIZE, PMI_SIZE. A cluster file and a non-zero
+	 *  value or that variable that differ: HC_ERR_WORLD_SIZE. The local rank (which [local.N]
 	 *  of a host file is this rank's) is the first set of HC_LOCAL_RANK,
 	 *  LOCAL_RANK, SLURM_LOCALID, OMPI_COMM_WORLD_LOCAL_RANK,
 	 *  MPI_LOCALRANKID. */
 	int world_size;
-	/** enum hc_progress; 0 (AUTO) when left out. */
+	/** enum hc_progress; 0 (AUTO) when left out; another value:
+	 *  -HC_ERR_INVAL. */
 	int progress;
 };
 
@@ -214,7 +217,9 @@ struct hc_request;
  * @param params  see struct hc_init_params; NULL means all defaults.
  * @param[out] ctx  the new instance on success, NULL on failure.
  * @return 0, -HC_ERR_INVAL (ctx NULL, rank out of range or unknown, a
- *         malformed HC_RANK/RANK/... variable), -HC_ERR_CONFIG (the file;
+ *         malformed HC_RANK/RANK/... variable, a negative world_size, a
+ *         progress or HC_PROGRESS not listed at enum hc_progress),
+ *         -HC_ERR_CONFIG (the file;
  *         also: a peer's HELLO told another [net] mtu, logged with both
  *         MTUs and the peer's rank), -HC_ERR_NOMEM, -HC_ERR_PORT,
  *         -HC_ERR_LINK_DOWN, -HC_ERR_INIT_TIMEOUT (a peer did not answer,
@@ -228,7 +233,12 @@ struct hc_request;
  *         rendezvous, or while meeting the peers (C36) a second nonce for
  *         one rank or an ARP announcement of our own IP; two ranks
  *         given one tap (C32: another process's queues on this rank's
- *         net_tap); the log names it).
+ *         net_tap); the log names it); once the peers have met, the
+ *         tuner's probe collectives (a barrier and timed all-gathers,
+ *         logged "tuner probes failed") may fail with the collectives'
+ *         errors: -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST, -HC_ERR_ABORTED;
+ *         -HC_ERR_INTERNAL (the engine's lcore would not launch, or
+ *         libsodium failed to hash [job] key_file).
  */
 int hc_init(const struct hc_init_params *params, struct hc_ctx **ctx);
 
@@ -236,6 +246,12 @@ int hc_init(const struct hc_init_params *params, struct hc_ctx **ctx);
  * Stop this rank: wait (at most [engine] drain_timeout_ms) until every
  * packet this rank sent is acknowledged, so peers are not left waiting for
  * retransmissions, then stop the port and free everything.
+ *
+ * When it returns, ctx and everything it owns (its communicators, the
+ * world's included, requests, bucketers) are freed: passing any of them
+ * to a later call, a second hc_finalize(ctx) included, is undefined, as
+ * MPI's handles are after MPI_Finalize; the library cannot tell a freed
+ * handle from a live one.
  *
  * @return 0, or -HC_ERR_TIMEOUT if some data stayed unacknowledged (the
  *         instance is freed all the same). ctx NULL: 0.
@@ -277,11 +293,14 @@ int hc_comm_size(const struct hc_comm *comm);
  * per-step latency in µs, beta: time per byte in ns, as agreed by every
  * rank at hc_init; then the algorithm the tuner picks for each range of
  * all-reduce sizes in bytes, and the sizes where the model's costs of two
- * algorithms cross; or the algorithm forced by [coll] algo / HC_ALGO). The choice among ring, tree (double
- * binary tree), hd (halving-doubling) and hier (two-level by the
- * [rank.N] group key) is the same on every rank.
+ * algorithms cross; or the algorithm forced by [coll] algo / HC_ALGO).
+ * The choice among ring, tree (double binary tree), hd
+ * (halving-doubling) and hier (two-level by the [rank.N] group key) is
+ * the same on every rank. buf may be NULL when len is 0, to learn the
+ * length (as snprintf).
  * @return the length of the full text (as snprintf; buf holds at most
- *         len - 1 characters of it), or -HC_ERR_INVAL for a NULL comm.
+ *         len - 1 characters of it), or -HC_ERR_INVAL for a NULL comm or
+ *         a NULL buf with len > 0.
  */
 int hc_comm_tuner_info(const struct hc_comm *comm, char *buf, size_t len);
 
@@ -328,7 +347,11 @@ float hc_bfloat16_to_float(uint16_t h);
  *         another signature for this collective), -HC_ERR_ABORTED,
  *         -HC_ERR_INTERNAL (the engine found the request inconsistent,
  *         e.g. its memory overwritten after submission; the
- *         communicator fails and its peers get HC_ERR_INTERNAL too).
+ *         communicator fails and its peers get HC_ERR_INTERNAL too),
+ *         -HC_ERR_UNSUPPORTED (an algorithm forced by [coll] algo or
+ *         HC_ALGO that cannot run on comm, e.g. hier over groups of
+ *         unequal size; refused before any traffic and announced when
+ *         comm was created, C02).
  */
 int hc_allreduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		 uint64_t count, enum hc_dtype dtype, enum hc_op op);
@@ -375,7 +398,9 @@ int hc_wait(struct hc_request *req);
 /**
  * hc_wait() on n requests; every one is waited for and freed, and reqs[i]
  * set to NULL. statuses (may be NULL) receives each result.
- * @return 0, or the first error in array order.
+ * @return 0, -HC_ERR_INVAL (reqs NULL with n > 0; nothing waited for),
+ *         or the first error in array order (a NULL reqs[i]:
+ *         -HC_ERR_INVAL, as hc_wait).
  */
 int hc_wait_all(struct hc_request **reqs, size_t n, int *statuses);
 
@@ -488,7 +513,8 @@ int hc_iallgatherv(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 int hc_broadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		 uint64_t count, enum hc_dtype dtype, int root);
 
-/** Non-blocking hc_broadcast. */
+/** Non-blocking hc_broadcast; opts, req and errors as hc_iallreduce
+ *  (-HC_ERR_INVAL also for root outside 0..n-1). */
 int hc_ibroadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 		  uint64_t count, enum hc_dtype dtype, int root,
 		  const struct hc_op_opts *opts, struct hc_request **req);
@@ -504,7 +530,8 @@ int hc_ibroadcast(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 int hc_reduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	      uint64_t count, enum hc_dtype dtype, enum hc_op op, int root);
 
-/** Non-blocking hc_reduce. */
+/** Non-blocking hc_reduce; opts, req and errors as hc_iallreduce
+ *  (-HC_ERR_INVAL also for root outside 0..n-1). */
 int hc_ireduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
 	       uint64_t count, enum hc_dtype dtype, enum hc_op op, int root,
 	       const struct hc_op_opts *opts, struct hc_request **req);
@@ -513,13 +540,14 @@ int hc_ireduce(struct hc_comm *comm, const void *sendbuf, void *recvbuf,
  * Barrier: returns on each rank once every rank of comm has entered it.
  * Every rank sends its signature to every other (n - 1 small packets
  * each) and waits for all n - 1: the same path as a count-0 collective.
- * @return 0, -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST, -HC_ERR_LINK_DOWN,
- *         -HC_ERR_MISMATCH (a rank called another collective at this
- *         point), -HC_ERR_ABORTED.
+ * @return 0, -HC_ERR_INVAL (comm NULL; a rank of the simulated network,
+ *         as hc_wait), -HC_ERR_NOMEM, -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST,
+ *         -HC_ERR_LINK_DOWN, -HC_ERR_MISMATCH (a rank called another
+ *         collective at this point), -HC_ERR_ABORTED.
  */
 int hc_barrier(struct hc_comm *comm);
 
-/** Non-blocking hc_barrier. */
+/** Non-blocking hc_barrier; opts, req and errors as hc_iallreduce. */
 int hc_ibarrier(struct hc_comm *comm, const struct hc_op_opts *opts,
 		struct hc_request **req);
 
@@ -900,7 +928,8 @@ struct hc_bucketer;
  * @param bucket_bytes  0: HC_BUCKET_BYTES_DEFAULT.
  * @param[out] out  the bucketer, NULL on error.
  * @return 0, -HC_ERR_INVAL (NULL argument, n 0, a count 0, integer
- *         dtype), -HC_ERR_NOMEM.
+ *         dtype, counts whose bytes sum beyond 2^64 - 1), -HC_ERR_NOMEM
+ *         (also for buckets too large to allocate).
  */
 int hc_bucketer_create(struct hc_comm *comm, size_t n, void *const *bufs,
 		       const uint64_t *counts, enum hc_dtype dtype,
@@ -913,7 +942,8 @@ int hc_bucketer_create(struct hc_comm *comm, size_t n, void *const *bufs,
  * the same sequence of all-reduces whatever order its gradients come
  * in). The first step records the order of marks; see hc_bucketer_wait().
  * @return 0, -HC_ERR_INVAL (b NULL, i out of range, i already marked
- *         this step), or hc_iallreduce's error.
+ *         this step), hc_iallreduce's error, or -HC_ERR_NOMEM after a
+ *         rebuild that ran out of memory (hc_bucketer_wait()).
  */
 int hc_bucketer_mark_ready(struct hc_bucketer *b, size_t i);
 
@@ -926,7 +956,12 @@ int hc_bucketer_mark_ready(struct hc_bucketer *b, size_t i);
  * the buckets are rebuilt in the order rank 0 saw (broadcast from rank 0
  * over comm, so every rank builds the same buckets), as DDP rebuilds its
  * buckets once after its first iteration.
- * @return 0, -HC_ERR_INVAL (b NULL), or the first collective error.
+ * @return 0, -HC_ERR_INVAL (b NULL), the first collective error, or
+ *         from the first step's rebuild -HC_ERR_NOMEM (no memory for the
+ *         new buckets) or -HC_ERR_INTERNAL (rank 0's order named a
+ *         gradient out of range); after a rebuild that ran out of
+ *         memory every later hc_bucketer_mark_ready() and
+ *         hc_bucketer_wait() returns -HC_ERR_NOMEM (free the bucketer).
  */
 int hc_bucketer_wait(struct hc_bucketer *b);
 

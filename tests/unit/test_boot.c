@@ -343,8 +343,45 @@ test_rendezvous_errors(void)
 	}
 }
 
+/* hc_init refuses a progress outside enum hc_progress, an HC_PROGRESS
+ * other than caller/auto/empty and a negative world size, before it
+ * reads the file; with valid ones it gets as far as the missing file. */
+static void
+test_init_params(void)
+{
+	struct hc_init_params p = { "/nonexistent/hc-test.ini", 0, 1, 0 };
+	struct hc_ctx *ctx = (struct hc_ctx *)&p;
+
+	clear_env();
+	unsetenv("HC_PROGRESS");
+	p.progress = 7;
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_INVAL);
+	CU_ASSERT_PTR_NULL(ctx);
+	p.progress = -1;
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_INVAL);
+	p.progress = HC_PROGRESS_CALLER;
+	p.world_size = -2;
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_INVAL);
+	p.world_size = 1;
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_CONFIG);
+	p.progress = HC_PROGRESS_AUTO;
+	setenv("HC_PROGRESS", "yes", 1);
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_INVAL);
+	setenv("HC_PROGRESS", "Caller", 1);
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_INVAL);
+	setenv("HC_PROGRESS", "auto", 1);
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_CONFIG);
+	setenv("HC_PROGRESS", "", 1);
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_CONFIG);
+	setenv("HC_PROGRESS", "caller", 1);
+	CU_ASSERT_EQUAL(hc_init(&p, &ctx), -HC_ERR_CONFIG);
+	CU_ASSERT_PTR_NULL(ctx);
+	unsetenv("HC_PROGRESS");
+}
+
 static const CU_TestInfo boot_tests[] = {
 	{ "identity precedence", test_identity_precedence },
+	{ "hc_init: progress, HC_PROGRESS, world_size", test_init_params },
 	{ "host file", test_host_file },
 	{ "rendezvous of 4 ranks", test_rendezvous },
 	{ "rendezvous errors on every rank", test_rendezvous_errors },

@@ -1139,6 +1139,59 @@ test_no_wait_v_p2p(void)
 	hc_simrun_destroy(run);
 }
 
+/* Arguments the public API refuses on a live communicator: a bucketer
+ * whose gradients' bytes sum beyond 2^64 (they wrapped to one bucket of
+ * 0 bytes and its copy crashed), and hc_comm_tuner_info into a NULL
+ * buffer of non-zero length; hc_comm_tuner_info(comm, NULL, 0) gives the
+ * length, as snprintf. */
+static void
+test_api_bad_args(void)
+{
+	struct hc_simrun_conf rc = {
+		.net = { .topo = HC_SIM_TOPO_STAR, .hosts = 2,
+			 .host_link = link_conf() },
+		.seed = 7,
+	};
+	double g[2][4];
+	void *bufs[2] = { g[0], g[1] };
+	uint64_t counts[2] = { 1ull << 60, 1ull << 60 };
+	struct hc_bucketer *b = (struct hc_bucketer *)&rc;
+	struct hc_simrun *run;
+	struct hc_comm *w0;
+	char info[200];
+	int len;
+
+	CU_ASSERT_FATAL(hc_simrun_create(&rc, &run) == 0);
+	w0 = hc_comm_world(run->ctx[0]);
+	/* 2^63 + 2^63 bytes of float64 */
+	CU_ASSERT_EQUAL(hc_bucketer_create(w0, 2, bufs, counts,
+					   HC_DTYPE_FLOAT64, 0, &b),
+			-HC_ERR_INVAL);
+	CU_ASSERT_PTR_NULL(b);
+	/* one gradient of 2^64 bytes */
+	counts[0] = 1ull << 61;
+	CU_ASSERT_EQUAL(hc_bucketer_create(w0, 1, bufs, counts,
+					   HC_DTYPE_FLOAT64, 0, &b),
+			-HC_ERR_INVAL);
+	/* the largest sum that fits: refused by malloc, not wrapped */
+	counts[0] = UINT64_MAX / 8 - 4;
+	counts[1] = 4;
+	CU_ASSERT_EQUAL(hc_bucketer_create(w0, 2, bufs, counts,
+					   HC_DTYPE_FLOAT64, 0, &b),
+			-HC_ERR_NOMEM);
+	counts[0] = counts[1] = 4;
+	CU_ASSERT_EQUAL_FATAL(hc_bucketer_create(w0, 2, bufs, counts,
+						 HC_DTYPE_FLOAT64, 0, &b), 0);
+	CU_ASSERT_EQUAL(hc_bucketer_bucket_count(b), 1);
+	hc_bucketer_free(b);
+	CU_ASSERT_EQUAL(hc_comm_tuner_info(w0, NULL, 64), -HC_ERR_INVAL);
+	len = hc_comm_tuner_info(w0, NULL, 0);
+	CU_ASSERT(len > 0);
+	CU_ASSERT_EQUAL(hc_comm_tuner_info(w0, info, sizeof(info)), len);
+	CU_ASSERT_EQUAL((int)strlen(info), len);
+	hc_simrun_destroy(run);
+}
+
 /* ---- main ------------------------------------------------------------- */
 
 static CU_TestInfo fault_tests[] = {
@@ -1190,6 +1243,8 @@ static CU_TestInfo stack_tests[] = {
 	{ "hc_wait refuses, hc_test completes (two-tier)", test_no_wait },
 	{ "blocking v-variants, send and receive refuse, nothing in flight",
 	  test_no_wait_v_p2p },
+	{ "bucketer bytes beyond 2^64, tuner info into NULL: INVAL",
+	  test_api_bad_args },
 	CU_TEST_INFO_NULL,
 };
 
