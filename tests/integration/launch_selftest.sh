@@ -168,6 +168,17 @@ expect_line() {
 	fi
 }
 
+# expect_usage WANT ARGS...: hc-launch ARGS is a usage error (exit 2)
+# whose message holds WANT (fixed string).
+expect_usage() {
+	local want=$1
+	shift
+	run_launch usage 10 "$@"
+	expect_rc 2
+	grep -qF -- "$want" "$work/usage.err" ||
+		fail "no '$want' in: $(head -c 600 "$work/usage.err")"
+}
+
 # rank_alive PID NS: PID is still a process of job netns NS.
 rank_alive() {
 	[[ -r /proc/$1/environ ]] &&
@@ -287,6 +298,48 @@ case_usage_errors() {
 	HC_LAUNCH_NO_EAL=1 run_launch usage 10 -n 2 hcl-no-such-program-xyz
 	expect_rc 127
 	grep -q "not found" "$work/usage.err" || fail "no 'not found' message"
+	# Numbers past bash's 64-bit arithmetic, each 2^64 + a value that
+	# would pass (it wrapped to that: -n 2^64 + 1 ran one rank), and a
+	# group size that wrapped to 0 (bash's own "division by 0" before):
+	# usage errors naming the option and the value.
+	local c=$work/usage-cfg
+	expect_usage "-n: '18446744073709551617' is not a rank count" \
+		-n 18446744073709551617 --config-only "$c"
+	expect_usage "--mtu: '18446744073709553116' is not an MTU" \
+		-n 2 --mtu 18446744073709553116 --config-only "$c"
+	HC_LAUNCH_GROUP_SIZE=18446744073709551616 expect_usage \
+		"HC_LAUNCH_GROUP_SIZE: '18446744073709551616' is not a group size" \
+		-n 2 --config-only "$c"
+	HC_LAUNCH_ADDR_BASE=18446744073709551616 expect_usage \
+		"HC_LAUNCH_ADDR_BASE: '18446744073709551616' is not an index" \
+		-n 2 --config-only "$c"
+	HC_LAUNCH_FLAP=18446744073709551617:1:1 expect_usage \
+		"HC_LAUNCH_FLAP: '18446744073709551617:1:1' is not RANK" \
+		-n 2 --config-only "$c"
+	HC_LAUNCH_NFT_DROP_PCT=18446744073709551626 expect_usage \
+		"HC_LAUNCH_NFT_DROP_PCT: '18446744073709551626' is not a percent" \
+		-n 2 --config-only "$c"
+	HC_LAUNCH_JOB_ID=18446744073709551617 expect_usage \
+		"HC_LAUNCH_JOB_ID: '18446744073709551617' is not a job id" \
+		-n 2 --config-only "$c"
+	HC_LAUNCH_SHM_SLOTS=18446744073709551744 expect_usage \
+		"HC_LAUNCH_SHM_SLOTS: '18446744073709551744' is not a power of 2" \
+		-n 2 --pmd shm --config-only "$c"
+	HC_LAUNCH_MEMIF_RSIZE=18446744073709551623 expect_usage \
+		"HC_LAUNCH_MEMIF_RSIZE: '18446744073709551623' is not 1..14" \
+		-n 2 --pmd memif --config-only "$c"
+	HC_LAUNCH_NO_EAL=1 HC_LAUNCH_MEM_MB=18446744073709551616 expect_usage \
+		"HC_LAUNCH_MEM_MB: '18446744073709551616' is not a size in MB" \
+		-n 1 true
+	# Leading zeros are decimal, however many: 010 is ten, not octal 8.
+	HC_LAUNCH_GROUP_SIZE=010 run_launch usage 10 \
+		-n 0000000000000000000012 --config-only "$c"
+	expect_rc 0
+	[[ $(ini_get "$c/hc.ini" job world_size) == 12 &&
+		$(ini_get "$c/hc.ini" rank.9 group) == 0 &&
+		$(ini_get "$c/hc.ini" rank.10 group) == 1 ]] ||
+		fail "-n 00...012, HC_LAUNCH_GROUP_SIZE=010: $(grep -E \
+			'world_size|group' "$c/hc.ini" | tr '\n' ' ')"
 }
 
 case_config_only() {
