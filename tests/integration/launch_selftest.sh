@@ -331,6 +331,9 @@ case_usage_errors() {
 	HC_LAUNCH_NO_EAL=1 HC_LAUNCH_MEM_MB=18446744073709551616 expect_usage \
 		"HC_LAUNCH_MEM_MB: '18446744073709551616' is not a size in MB" \
 		-n 1 true
+	# HC_LAUNCH_PIN is 0, 1 or unset: "yes" is no third mode.
+	HC_LAUNCH_PIN=yes expect_usage "HC_LAUNCH_PIN: 'yes' is not 0 or 1" \
+		-n 2 --pmd memif --config-only "$c"
 	# Leading zeros are decimal, however many: 010 is ten, not octal 8.
 	HC_LAUNCH_GROUP_SIZE=010 run_launch usage 10 \
 		-n 0000000000000000000012 --config-only "$c"
