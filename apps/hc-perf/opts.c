@@ -24,13 +24,15 @@ hc_perf_usage(FILE *f)
 {
 	fprintf(f,
 "usage: hc-perf [EAL args] -- [options]\n"
-"  -b, --minbytes SIZE    smallest size, bytes, K/M/G suffixes, at most\n"
-"                         1024G (default 32M)\n"
-"  -e, --maxbytes SIZE    largest size (default 32M)\n"
+"  -b, --minbytes SIZE    smallest size, bytes, K/M/G suffixes, 1 to\n"
+"                         1024G (default 32M); not 0, which times the\n"
+"                         factor stays 0 (nccl-tests' -b 0 never ends)\n"
+"  -e, --maxbytes SIZE    largest size, at most 1024G (default 32M)\n"
 "  -f, --stepfactor N     multiply the size by N each step (default 2)\n"
 "  -n, --iters N          timed iterations per size (default 20)\n"
 "  -w, --warmup_iters N   untimed iterations first (default 5)\n"
-"  -c, --check 0|1        check results, count #wrong (default 1)\n"
+"  -c, --check 0|1        check results, count #wrong (default 1); other\n"
+"                         values are refused\n"
 "  -d, --datatype T       int8|uint8|int32|uint32|int64|uint64|half|\n"
 "                         bfloat16|float|double|all (default float)\n"
 "  -o, --op OP            sum|prod|min|max|avg|all (default sum); ignored\n"
@@ -210,12 +212,18 @@ hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 			break;
 		case 'n':
 		case 'w':
-		case 'c':
 			if (parse_int(optarg, c == 'n' ? 1 : 0,
-				      c == 'n' ? &o->iters : c == 'w' ?
-				      &o->warmup : &o->check) != 0) {
+				      c == 'n' ? &o->iters : &o->warmup) != 0) {
 				fprintf(msg, "hc-perf: -%c '%s': not a count\n",
 					c, optarg);
+				return -1;
+			}
+			break;
+		case 'c':
+			if (parse_int(optarg, 0, &o->check) != 0 ||
+			    o->check > 1) {
+				fprintf(msg, "hc-perf: -c '%s': not 0 or 1\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -332,6 +340,14 @@ hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg)
 			o->minbytes = RTE_MIN(o->minbytes, o->list[i]);
 			o->maxbytes = RTE_MAX(o->maxbytes, o->list[i]);
 		}
+	}
+	/* A sweep from 0 would stay at 0 (0 * factor): the size-0 line, and
+	 * then hc_perf_next_size ended it without a word. --sizes refuses 0
+	 * too (parse_list). */
+	if (o->nlist == 0 && o->minbytes == 0) {
+		fprintf(msg, "hc-perf: -b 0: the sweep starts at 1 byte or "
+			"more (0 * the factor stays 0)\n");
+		return -1;
 	}
 	if (o->minbytes > o->maxbytes) {
 		fprintf(msg, "hc-perf: -b is larger than -e\n");

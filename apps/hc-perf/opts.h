@@ -33,7 +33,8 @@ struct opts {
 	enum coll coll;
 	int root;
 	uint64_t minbytes, maxbytes, factor;
-	int iters, warmup, check;
+	int iters, warmup;
+	int check;         /* -c: 0 or 1 */
 	int dtype; /* -1: all */
 	int op;    /* -1: all */
 	int rank, world;
@@ -65,7 +66,8 @@ int hc_perf_parse_opts(int argc, char **argv, struct opts *o, FILE *msg);
 /* The size after size in the sweep minbytes, minbytes * factor, ... up
  * to maxbytes: above maxbytes when the sweep ends (also when the product
  * would exceed it; maxbytes <= HC_PERF_SIZE_MAX, so maxbytes + 1 does
- * not wrap). */
+ * not wrap). A size of 0 ends it too: it would never grow, and
+ * hc_perf_parse_opts refuses -b 0. */
 static inline uint64_t
 hc_perf_next_size(const struct opts *o, uint64_t size)
 {

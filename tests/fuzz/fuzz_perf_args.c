@@ -3,10 +3,10 @@
  * Fuzz target: hc-perf's command-line parser (hc_perf_parse_opts,
  * apps/hc-perf/opts.c), the options after the EAL's "--". Input: the
  * arguments separated by NUL bytes (at most 32; argv[0] is "hc-perf").
- * Asserted on success: -b <= -e, factor >= 2, iterations >= 1, dtype and
- * op in range or "all", a root and a rank >= 0, a known collective, and a
- * size sweep (hc_perf_next_size, the loop of hc-perf's main) that ends
- * within 70 sizes.
+ * Asserted on success: 1 <= -b <= -e, factor >= 2, iterations >= 1, -c 0
+ * or 1, dtype and op in range or "all", a root and a rank >= 0, a known
+ * collective, and a size sweep (hc_perf_next_size, the loop of hc-perf's
+ * main) that ends within 70 sizes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -60,10 +60,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.list = NULL;
 	if (rc != 0)
 		return 0;
-	if (o.minbytes > o.maxbytes || o.factor < 2 || o.iters < 1 ||
-	    o.warmup < 0 || o.check < 0 || o.dtype < -1 ||
-	    o.dtype >= HC_DTYPE__MAX || o.op < -1 || o.op >= HC_OP__MAX ||
-	    o.root < 0 || o.rank < -1 || o.world < 0 ||
+	if (o.minbytes == 0 || o.minbytes > o.maxbytes || o.factor < 2 ||
+	    o.iters < 1 || o.warmup < 0 || o.check < 0 || o.check > 1 ||
+	    o.dtype < -1 || o.dtype >= HC_DTYPE__MAX || o.op < -1 ||
+	    o.op >= HC_OP__MAX || o.root < 0 || o.rank < -1 || o.world < 0 ||
 	    (unsigned int)o.coll >= COLL__MAX)
 		abort();
 	for (s = o.minbytes, k = 0; s <= o.maxbytes;

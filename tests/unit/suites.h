@@ -45,5 +45,6 @@ void add_sched_suite(void); /* in test_transport, which has the EAL */
 void add_plan_suite(void);
 void add_prepare_suite(void);
 void add_tmpl_suite(void);
+void add_perf_opts_suite(void); /* hc-perf's command line (apps/hc-perf) */
 
 #endif /* HC_TESTS_UNIT_SUITES_H */

@@ -6,7 +6,9 @@
  *
  * None of the code under test needs the EAL: ARP, checksums, headers, the
  * ring plan, reduction kernels and the config loader (rte_cfgfile, rte_log)
- * are plain functions, so no rte_eal_init() here.
+ * are plain functions, so no rte_eal_init() here; nor does hc-perf's
+ * command-line parser (apps/hc-perf/opts.c), compiled in from its
+ * library's objects.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,7 @@ main(void)
 	add_plan_suite();
 	add_prepare_suite();
 	add_tmpl_suite();
+	add_perf_opts_suite();
 	if (unit_register_errors != 0) {
 		fprintf(stderr, "test_unit: %u suites or tests not registered: "
 			"%s\n", unit_register_errors, CU_get_error_msg());
