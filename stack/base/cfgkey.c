@@ -8,23 +8,43 @@
 
 #include "cfgkey.h"
 
+/* Value of c as a digit of base 10 or 16, or -1. */
+static int
+digit(char c, unsigned int base)
+{
+	int d = c >= '0' && c <= '9' ? c - '0' :
+		c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+	return d >= 0 && (unsigned int)d < base ? d : -1;
+}
+
 int
 hc_cfg_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	unsigned int base = 10;
+	uint64_t v = 0;
+	int d;
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+	if (s == NULL)
 		return -1;
-	errno = 0;
-	/* Decimal, or hexadecimal with 0x; never octal (010 is ten). */
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		v = strtoull(s + 2, &end, 16);
-	else
-		v = strtoull(s, &end, 10);
-	if (end == s + 2 && s[0] == '0')
+	/* Decimal, or hexadecimal with 0x; never octal (010 is ten). Digits
+	 * only, from the first character (after 0x) to the last: strtoull
+	 * would skip blanks and take a sign or a second 0x ("0x-1" read as
+	 * 2^64-1, "0x 64" and "0x0x64" as 100). */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		base = 16;
+	}
+	if (*s == '\0')
 		return -1;
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+	for (; *s != '\0'; s++) {
+		d = digit(*s, base);
+		if (d < 0 || v > (UINT64_MAX - (uint64_t)d) / base)
+			return -1;
+		v = v * base + (uint64_t)d;
+	}
+	if (v < min || v > max)
 		return -1;
 	*out = v;
 	return 0;

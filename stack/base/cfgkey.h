@@ -99,8 +99,10 @@ int hc_cfg_parse(const struct hc_cfg_key *k, const char *v, const char *tag,
 
 /**
  * Parse an unsigned integer in min..max: decimal, or hexadecimal after
- * 0x; never octal (010 is ten); no sign, no trailing text.
- * @return 0 and *out, or -1.
+ * 0x; never octal (010 is ten); digits only, from the first character (or
+ * the first after 0x) to the last: no blank, sign or second 0x ("0x-1",
+ * "0x 64", "0x0x64", " 5" and "+5" are refused), no trailing text.
+ * @return 0 and *out, or -1 (also when the value overflows 64 bits).
  */
 int hc_cfg_parse_u64(const char *s, uint64_t min, uint64_t max,
 		     uint64_t *out);

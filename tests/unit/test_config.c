@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,6 +490,51 @@ test_non_numeric(void)
 	expect_error(JOB2 RANK0 RANK1 "[transport]\nbulk_min_share_pct = 51\n",
 		     ":12: [transport] bulk_min_share_pct: '51' is not an "
 		     "integer in 0..50");
+}
+
+/* Integers are decimal, or hexadecimal right after 0x, and nothing else:
+ * strtoull would skip blanks and take a sign or a second 0x after "0x"
+ * ("0x-1" read as 2^64-1 where "-1" is refused, "0x 64" as 100), and
+ * blanks and a sign before a decimal one (an environment value is not
+ * stripped as the file's are). */
+static void
+test_integer_syntax(void)
+{
+	static const char *const bad[] = { "0x-1", "0x 64", "0x0x64", "0x+64",
+		"0X-0", "0x", " 64", "\t64", " -1", " +1", "+1", "-1", "",
+		"64 ", "0b1", "18446744073709551616", "0x10000000000000000" };
+	static const struct {
+		const char *s;
+		uint64_t v;
+	} good[] = { { "0x64", 100 }, { "0X64", 100 }, { "010", 10 },
+		     { "0", 0 }, { "0x0", 0 }, { "0xFFFFffffffffffff", UINT64_MAX },
+		     { "18446744073709551615", UINT64_MAX } };
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		v = 7;
+		CU_ASSERT_EQUAL(hc_cfg_parse_u64(bad[i], 0, UINT64_MAX, &v), -1);
+		if (v != 7)
+			fprintf(stderr, "\n  '%s' read as %" PRIu64 "\n", bad[i],
+				v);
+	}
+	for (i = 0; i < RTE_DIM(good); i++) {
+		CU_ASSERT_EQUAL(hc_cfg_parse_u64(good[i].s, 0, UINT64_MAX, &v),
+				0);
+		CU_ASSERT_EQUAL(v, good[i].v);
+	}
+	expect_error(JOB2 RANK0 RANK1 "[fault]\nseed = 0x-1\n",
+		     ":12: [fault] seed: '0x-1' is not an integer");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\nrto_min_us = 0x 64\n",
+		     ":12: [transport] rto_min_us: '0x 64' is not an integer");
+	expect_error(JOB2 RANK0 RANK1 "[transport]\nrto_min_us = 0x0x64\n",
+		     ":12: [transport] rto_min_us: '0x0x64' is not an integer");
+	setenv("HC_FAULT_SEED", " -1", 1);
+	expect_error(JOB2 RANK0 RANK1,
+		     "[fault] seed: ' -1' (from HC_FAULT_SEED) is not an "
+		     "integer");
+	unsetenv("HC_FAULT_SEED");
 }
 
 static void
@@ -973,6 +1019,8 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: unknown key in [transport]", test_unknown_key },
 	{ "error: unknown section", test_unknown_section },
 	{ "error: window_pkts not a number in range", test_non_numeric },
+	{ "error: junk after 0x, blanks or a sign before an integer",
+	  test_integer_syntax },
 	{ "mtu up to 65000, pool_mbufs 0 = auto, explicit >= 1023",
 	  test_mtu_pool },
 	{ "error: rto_min_us > rto_max_us", test_rto_min_above_max },
