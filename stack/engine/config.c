@@ -4,6 +4,7 @@
  * each filling the layer's struct inside struct hc_config, so a layer's
  * keys, ranges and defaults live next to the code that uses them. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -152,6 +153,111 @@ cfg_line(const char *path, const char *section, const char *key)
 	       cfg_line((cfg)->path, (sec), (key)), (sec),                   \
 	       (key) != NULL ? " " : "", (key) != NULL ? (key) : "",         \
 	       ##__VA_ARGS__)
+
+/* s without the blanks (isspace, as rte_cfgfile's) at either end; cuts
+ * the trailing ones in place. */
+static char *
+strip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* A key line's name and its line, for finding a key given twice. */
+struct line_key {
+	char name[CFG_NAME_LEN];
+	int line;
+};
+
+/* Line of name among the n keys seen so far in the section, or 0. */
+static int
+seen_line(const struct line_key *keys, unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return keys[i].line;
+	return 0;
+}
+
+/*
+ * Reads the file line by line as rte_cfgfile (DPDK 22.11) splits it, for
+ * what rte_cfgfile takes without a word and the loader must refuse: a key
+ * given twice in one section (both kept; rte_cfgfile_get_entry answers
+ * with the first). The comment character is ';' alone: from the first
+ * ';' on (unless "\;") a line is a comment. Logs one line per problem,
+ * "PATH:LINE: ...". Returns the number of problems.
+ */
+static int
+check_lines(const char *path)
+{
+	char *buf = NULL, *p, *name, *val, sec[CFG_NAME_LEN] = "";
+	struct line_key *keys = NULL, *more;
+	unsigned int nkeys = 0, cap = 0;
+	bool in_section = false;
+	int lineno = 0, bad = 0, first;
+	size_t bufsz = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return 0; /* rte_cfgfile_load reports it */
+	while (getline(&buf, &bufsz, f) >= 0) {
+		lineno++;
+		p = strchr(buf, ';');
+		if (p != NULL && (p == buf || p[-1] != '\\'))
+			*p = '\0';
+		p = strip(buf);
+		if (*p == '\0')
+			continue;
+		if (*p == '[') {
+			val = strchr(p, ']');
+			if (val == NULL)
+				continue; /* rte_cfgfile refuses it */
+			*val = '\0';
+			name = strip(p + 1);
+			snprintf(sec, sizeof(sec), "%s", name);
+			in_section = true;
+			nkeys = 0;
+			continue;
+		}
+		val = strchr(p, '=');
+		if (val == NULL || !in_section)
+			continue; /* rte_cfgfile skips or refuses it */
+		*val = '\0';
+		name = strip(p);
+		if (strlen(name) >= CFG_NAME_LEN)
+			continue; /* cut by rte_cfgfile: an unknown key */
+		first = seen_line(keys, nkeys, name);
+		if (first != 0) {
+			HC_LOG(ERR, CORE, "%s:%d: [%s] %s: key given twice "
+			       "(first at line %d)", path, lineno, sec, name,
+			       first);
+			bad++;
+			continue;
+		}
+		if (nkeys == cap) {
+			cap = cap != 0 ? 2 * cap : 16;
+			more = realloc(keys, cap * sizeof(*keys));
+			if (more == NULL) {
+				bad++;
+				break;
+			}
+			keys = more;
+		}
+		strcpy(keys[nkeys].name, name);
+		keys[nkeys++].line = lineno;
+	}
+	free(keys);
+	free(buf);
+	fclose(f);
+	return bad;
+}
 
 static int
 parse_mac(const char *s, struct rte_ether_addr *mac)
@@ -796,6 +902,8 @@ hc_config_load(const char *path, struct hc_config *cfg)
 		return -HC_ERR_CONFIG;
 	}
 	strcpy(cfg->path, path);
+	if (check_lines(path) != 0)
+		return -HC_ERR_CONFIG;
 	file = rte_cfgfile_load(path, 0);
 	if (file == NULL) {
 		HC_LOG(ERR, CORE, "%s: cannot read or parse the INI file", path);

@@ -410,6 +410,20 @@ test_duplicate_section(void)
 		     ":13: [net]: section given twice (first at line 11)");
 }
 
+/* A key given twice in one section (rte_cfgfile keeps both and
+ * rte_cfgfile_get_entry answers with the first) is an error with both
+ * lines, as a section given twice is; one key in two sections is not. */
+static void
+test_duplicate_key(void)
+{
+	expect_error(JOB2 RANK0 RANK1
+		     "[transport]\nrto_min_us = 2000\nrto_min_us = 50\n",
+		     ":13: [transport] rto_min_us: key given twice (first at "
+		     "line 12)");
+	expect_error(JOB2 RANK0 "ip = 198.18.0.9\n" RANK1,
+		     ":8: [rank.0] ip: key given twice (first at line 5)");
+}
+
 /* [job] key_file (authenticated mode): a missing file, one that group or
  * others may read, or one under 32 bytes is a config error naming the
  * file and never its content; a good one gives BLAKE2b-256 of its bytes. */
@@ -1013,6 +1027,7 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: duplicate MACs", test_duplicate_mac },
 	{ "error: malformed and zero MACs (C37)", test_malformed_mac },
 	{ "error: a section twice, [rank.1] twice", test_duplicate_section },
+	{ "error: a key twice in a section", test_duplicate_key },
 	{ "[job] key_file: missing, mode 0644, short; key = BLAKE2b", test_key_file },
 	{ "generated MACs: locally administered, unique (C37)",
 	  test_generated_macs },
