@@ -168,6 +168,18 @@ strip(char *s)
 	return s;
 }
 
+/* Characters of value v as rte_cfgfile stores it: it drops the backslash
+ * of each "\;" (an escaped comment character). */
+static size_t
+value_len(const char *v)
+{
+	size_t n = strlen(v);
+
+	for (; *v != '\0'; v++)
+		n -= v[0] == '\\' && v[1] == ';';
+	return n;
+}
+
 /* A key line's name and its line, for finding a key given twice. */
 struct line_key {
 	char name[CFG_NAME_LEN];
@@ -188,11 +200,18 @@ seen_line(const struct line_key *keys, unsigned int n, const char *name)
 
 /*
  * Reads the file line by line as rte_cfgfile (DPDK 22.11) splits it, for
- * what rte_cfgfile takes without a word and the loader must refuse: a key
- * given twice in one section (both kept; rte_cfgfile_get_entry answers
- * with the first). The comment character is ';' alone: from the first
- * ';' on (unless "\;") a line is a comment. Logs one line per problem,
- * "PATH:LINE: ...". Returns the number of problems.
+ * what rte_cfgfile takes without a word and the loader must refuse:
+ * - a name of CFG_NAME_LEN characters or more and a value of
+ *   CFG_VALUE_LEN or more (cut to fit by strlcpy: "drop=25" would read
+ *   "drop=2"; a value too long for rte_cfgfile's line buffer would fail
+ *   the file with no word of which value);
+ * - a key given twice in one section (both kept; rte_cfgfile_get_entry
+ *   answers with the first).
+ * The comment character is ';' alone: from the first ';' on (unless
+ * "\;") a line is a comment. What rte_cfgfile refuses itself with a line
+ * number (an empty value, a header without ']', other lines too long) is
+ * left to it. Logs one line per problem, "PATH:LINE: ...". Returns the
+ * number of problems.
  */
 static int
 check_lines(const char *path)
@@ -221,6 +240,12 @@ check_lines(const char *path)
 				continue; /* rte_cfgfile refuses it */
 			*val = '\0';
 			name = strip(p + 1);
+			if (strlen(name) >= CFG_NAME_LEN) {
+				HC_LOG(ERR, CORE, "%s:%d: [%s]: name of %zu "
+				       "characters; at most %d", path, lineno,
+				       name, strlen(name), CFG_NAME_LEN - 1);
+				bad++;
+			}
 			snprintf(sec, sizeof(sec), "%s", name);
 			in_section = true;
 			nkeys = 0;
@@ -229,10 +254,22 @@ check_lines(const char *path)
 		val = strchr(p, '=');
 		if (val == NULL || !in_section)
 			continue; /* rte_cfgfile skips or refuses it */
-		*val = '\0';
+		*val++ = '\0';
 		name = strip(p);
-		if (strlen(name) >= CFG_NAME_LEN)
-			continue; /* cut by rte_cfgfile: an unknown key */
+		val = strip(val);
+		if (strlen(name) >= CFG_NAME_LEN) {
+			HC_LOG(ERR, CORE, "%s:%d: [%s] %s: name of %zu "
+			       "characters; at most %d", path, lineno, sec, name,
+			       strlen(name), CFG_NAME_LEN - 1);
+			bad++;
+			continue;
+		}
+		if (value_len(val) >= CFG_VALUE_LEN) {
+			HC_LOG(ERR, CORE, "%s:%d: [%s] %s: value of %zu "
+			       "characters; at most %d", path, lineno, sec, name,
+			       value_len(val), CFG_VALUE_LEN - 1);
+			bad++;
+		}
 		first = seen_line(keys, nkeys, name);
 		if (first != 0) {
 			HC_LOG(ERR, CORE, "%s:%d: [%s] %s: key given twice "

@@ -424,6 +424,63 @@ test_duplicate_key(void)
 		     ":8: [rank.0] ip: key given twice (first at line 5)");
 }
 
+/* rte_cfgfile keeps CFG_VALUE_LEN - 1 (255) characters of a value and
+ * CFG_NAME_LEN - 1 (63) of a name and cuts the rest without a word
+ * ("drop=25" would read "drop=2"); a longer one is an error naming its
+ * line, also when the line is too long for rte_cfgfile's buffer. */
+static void
+test_long_value(void)
+{
+	static const char head[] = "dir=tx,drop=1", tail[] = "|dir=rx,drop=25";
+	static const size_t lens[] = { 255, 256, 260, 400 };
+	char rules[512], ini[1024], want[128], name[65];
+	struct hc_config cfg;
+	char log[LOG_MAX];
+	size_t i, len;
+
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		len = lens[i];
+		memcpy(rules, head, strlen(head));
+		memset(rules + strlen(head), ' ', len - strlen(head) -
+		       strlen(tail));
+		memcpy(rules + len - strlen(tail), tail, sizeof(tail));
+		CU_ASSERT_EQUAL_FATAL(strlen(rules), len);
+		snprintf(ini, sizeof(ini), JOB2 RANK0 RANK1
+			 "[fault]\nrules = %s\n", rules);
+		if (len == 255) {
+			CU_ASSERT_EQUAL_FATAL(load_ini(ini, &cfg, log,
+						       sizeof(log)), 0);
+			CU_ASSERT_STRING_EQUAL(cfg.fault.rules, rules);
+			hc_config_free(&cfg);
+			/* "\;" is one character (rte_cfgfile drops the
+			 * backslash of an escaped ';'): 256 in the file fit */
+			snprintf(ini, sizeof(ini), JOB2 RANK0 RANK1
+				 "[fault]\nrules = %.*s\\;%s\n",
+				 (int)(len - strlen(tail)), rules, tail + 1);
+			rules[len - strlen(tail)] = ';';
+			CU_ASSERT_EQUAL_FATAL(load_ini(ini, &cfg, log,
+						       sizeof(log)), 0);
+			CU_ASSERT_STRING_EQUAL(cfg.fault.rules, rules);
+			hc_config_free(&cfg);
+			continue;
+		}
+		snprintf(want, sizeof(want), ":12: [fault] rules: value of "
+			 "%zu characters; at most 255", len);
+		expect_error(ini, want);
+	}
+	memset(name, 'k', 64);
+	name[64] = '\0';
+	snprintf(ini, sizeof(ini), JOB2 RANK0 RANK1 "[transport]\n%s = 1\n",
+		 name);
+	snprintf(want, sizeof(want), ":12: [transport] %s: name of 64 "
+		 "characters; at most 63", name);
+	expect_error(ini, want);
+	snprintf(ini, sizeof(ini), JOB2 RANK0 RANK1 "[%s]\nx = 1\n", name);
+	snprintf(want, sizeof(want), ":11: [%s]: name of 64 characters; at "
+		 "most 63", name);
+	expect_error(ini, want);
+}
+
 /* [job] key_file (authenticated mode): a missing file, one that group or
  * others may read, or one under 32 bytes is a config error naming the
  * file and never its content; a good one gives BLAKE2b-256 of its bytes. */
@@ -1028,6 +1085,8 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: malformed and zero MACs (C37)", test_malformed_mac },
 	{ "error: a section twice, [rank.1] twice", test_duplicate_section },
 	{ "error: a key twice in a section", test_duplicate_key },
+	{ "error: a value over 255 or a name over 63 characters",
+	  test_long_value },
 	{ "[job] key_file: missing, mode 0644, short; key = BLAKE2b", test_key_file },
 	{ "generated MACs: locally administered, unique (C37)",
 	  test_generated_macs },
