@@ -201,17 +201,22 @@ seen_line(const struct line_key *keys, unsigned int n, const char *name)
 /*
  * Reads the file line by line as rte_cfgfile (DPDK 22.11) splits it, for
  * what rte_cfgfile takes without a word and the loader must refuse:
+ * - a line neither blank, a comment, a [section] header nor key = value
+ *   (skipped: "mtu 9000", "coll]"), and text after a header's ']'
+ *   (ignored: "[net] mtu = 9000"). The comment character is ';' alone:
+ *   from the first ';' on (unless "\;") a line is a comment. A line
+ *   starting with '#' is skipped as a comment too, unless it holds an
+ *   '=' (then it would be a key named "# ...");
+ * - a key line before any section (refused, without its line);
  * - a name of CFG_NAME_LEN characters or more and a value of
  *   CFG_VALUE_LEN or more (cut to fit by strlcpy: "drop=25" would read
  *   "drop=2"; a value too long for rte_cfgfile's line buffer would fail
  *   the file with no word of which value);
  * - a key given twice in one section (both kept; rte_cfgfile_get_entry
  *   answers with the first).
- * The comment character is ';' alone: from the first ';' on (unless
- * "\;") a line is a comment. What rte_cfgfile refuses itself with a line
- * number (an empty value, a header without ']', other lines too long) is
- * left to it. Logs one line per problem, "PATH:LINE: ...". Returns the
- * number of problems.
+ * What rte_cfgfile refuses itself with a line number (an empty value, a
+ * header without ']', other lines too long) is left to it. Logs one line
+ * per problem, "PATH:LINE: ...". Returns the number of problems.
  */
 static int
 check_lines(const char *path)
@@ -232,14 +237,20 @@ check_lines(const char *path)
 		if (p != NULL && (p == buf || p[-1] != '\\'))
 			*p = '\0';
 		p = strip(buf);
-		if (*p == '\0')
+		if (*p == '\0' || (*p == '#' && strchr(p, '=') == NULL))
 			continue;
 		if (*p == '[') {
 			val = strchr(p, ']');
 			if (val == NULL)
 				continue; /* rte_cfgfile refuses it */
-			*val = '\0';
+			*val++ = '\0';
 			name = strip(p + 1);
+			val = strip(val);
+			if (*val != '\0') {
+				HC_LOG(ERR, CORE, "%s:%d: [%s]: '%s' after the "
+				       "section header", path, lineno, name, val);
+				bad++;
+			}
 			if (strlen(name) >= CFG_NAME_LEN) {
 				HC_LOG(ERR, CORE, "%s:%d: [%s]: name of %zu "
 				       "characters; at most %d", path, lineno,
@@ -252,8 +263,24 @@ check_lines(const char *path)
 			continue;
 		}
 		val = strchr(p, '=');
-		if (val == NULL || !in_section)
-			continue; /* rte_cfgfile skips or refuses it */
+		if (val == NULL) {
+			HC_LOG(ERR, CORE, "%s:%d: '%s' is not a [section] header, "
+			       "key = value or ; comment", path, lineno, p);
+			bad++;
+			continue;
+		}
+		if (*p == '#') {
+			HC_LOG(ERR, CORE, "%s:%d: '%s': '#' starts no comment; "
+			       "use ';'", path, lineno, p);
+			bad++;
+			continue;
+		}
+		if (!in_section) {
+			HC_LOG(ERR, CORE, "%s:%d: '%s': a key before any "
+			       "[section]", path, lineno, p);
+			bad++;
+			continue;
+		}
 		*val++ = '\0';
 		name = strip(p);
 		val = strip(val);

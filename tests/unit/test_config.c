@@ -481,6 +481,36 @@ test_long_value(void)
 	expect_error(ini, want);
 }
 
+/* rte_cfgfile skips a line that is neither a [section] header nor holds
+ * an '=' ("mtu 9000", "coll]" for "[coll]") and ignores text after a
+ * header's ']': each is an error naming the line. Blank lines, ';'
+ * comments and '#' lines without an '=' stay fine; a '#' line with one
+ * would be a key to rte_cfgfile, whose comment character is ';' only. */
+static void
+test_not_a_key_line(void)
+{
+	struct hc_config cfg;
+	char log[LOG_MAX];
+
+	CU_ASSERT_EQUAL_FATAL(load_ini("; a comment\n\n# shell style\n \t\n"
+				       JOB2 RANK0 RANK1 "[net]\n"
+				       "mtu = 9000 ; jumbo\n  ; indented\n",
+				       &cfg, log, sizeof(log)), 0);
+	CU_ASSERT_STRING_EQUAL(log, "");
+	CU_ASSERT_EQUAL(cfg.port.mtu, 9000);
+	hc_config_free(&cfg);
+	expect_error(JOB2 RANK0 RANK1 "[net]\nmtu 9000\n",
+		     ":12: 'mtu 9000' is not a [section] header, key = value "
+		     "or ; comment");
+	expect_error(JOB2 RANK0 RANK1 "coll]\n",
+		     ":11: 'coll]' is not a [section] header, key = value or "
+		     "; comment");
+	expect_error(JOB2 RANK0 RANK1 "[net] mtu = 9000\n",
+		     ":11: [net]: 'mtu = 9000' after the section header");
+	expect_error(JOB2 RANK0 RANK1 "[net]\n# mtu = 9000\n",
+		     ":12: '# mtu = 9000': '#' starts no comment; use ';'");
+}
+
 /* [job] key_file (authenticated mode): a missing file, one that group or
  * others may read, or one under 32 bytes is a config error naming the
  * file and never its content; a good one gives BLAKE2b-256 of its bytes. */
@@ -734,9 +764,9 @@ test_unreadable(void)
 	CU_ASSERT_EQUAL(hc_config_load(NULL, &cfg), -HC_ERR_CONFIG);
 	capture_end(log, sizeof(log));
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "no cluster file"));
-	/* a key before any section is not INI */
+	/* a key before any section is not INI: an error naming its line */
 	expect_error("id = 7\n" JOB2 RANK0 RANK1,
-		     "cannot read or parse the INI file");
+		     ":1: 'id = 7': a key before any [section]");
 }
 
 /* The files shipped in config/ must load: they are what users copy. */
@@ -1087,6 +1117,8 @@ static const CU_TestInfo config_tests[] = {
 	{ "error: a key twice in a section", test_duplicate_key },
 	{ "error: a value over 255 or a name over 63 characters",
 	  test_long_value },
+	{ "error: a line without '=', text after a header, '#' with '='",
+	  test_not_a_key_line },
 	{ "[job] key_file: missing, mode 0644, short; key = BLAKE2b", test_key_file },
 	{ "generated MACs: locally administered, unique (C37)",
 	  test_generated_macs },
