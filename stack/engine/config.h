@@ -121,6 +121,16 @@ const struct hc_config_table *hc_config_tables(unsigned int *n);
  * HC_FAULT_DROP_LAST_ONCE, HC_ALGO ([coll] algo). A bad environment value
  * is logged as "NAME: what is wrong".
  *
+ * The lines are checked first, as DPDK 22.11's rte_cfgfile splits them,
+ * for what it would take without a word; each is an error: a line that
+ * is not blank, a ';' comment (a '#' line without '=' passes too), a
+ * [section] header or key = value ("mtu 9000", "coll]"); text after a
+ * header's ']'; a key before any section; a name over CFG_NAME_LEN - 1
+ * (63) or a value over CFG_VALUE_LEN - 1 (255) characters, which
+ * rte_cfgfile would cut; a key given twice in one section, which it would
+ * answer with the first (as for a section given twice). A file with such
+ * lines is not read further.
+ *
  * @return 0, or -HC_ERR_CONFIG after logging one line per problem as
  *         "PATH:LINE: [section] key: what is wrong".
  */
