@@ -291,9 +291,15 @@ scn_incast(struct scn_incast *c)
 			c->jain_min = xfer_jain(v, c->senders);
 	}
 	c->utilisation = sum / c->windows;
-	c->rtos = 0;
-	for (i = 1; i <= c->senders; i++)
-		c->rtos += xfer_hct_flow(x, i, 0)->stats.rtos;
+	c->rtos = c->data_tx = c->retransmits = 0;
+	for (i = 1; i <= c->senders; i++) {
+		const struct hct_flow_stats *st = &xfer_hct_flow(x, i, 0)->stats;
+
+		c->rtos += st->rtos;
+		c->data_tx += st->data_tx;
+		c->retransmits += st->retransmits_rto + st->retransmits_sack +
+				  st->retransmits_rack + st->retransmits_tlp;
+	}
 	link_stats(x, HC_SIM_LINK_HOST_DOWN, 0, &down);
 	c->drops = down.total.tail_drops;
 	c->max_queue = down.max_queue_bytes;

@@ -62,6 +62,10 @@ struct scn_incast {
 	                           *   interval (after warm-up) */
 	double jain_min;          /**< lowest Jain index over the windows */
 	uint64_t rtos;
+	uint64_t data_tx;         /**< DATA packets sent, first copies, all
+	                           *   senders */
+	uint64_t retransmits;     /**< DATA sent again (RTO, SACK, RACK,
+	                           *   TLP), all senders */
 	uint64_t drops;           /**< switch tail drops */
 	uint64_t max_queue;       /**< bottleneck queue high-water, bytes */
 };

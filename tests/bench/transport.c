@@ -128,7 +128,7 @@ bench_recovery(void)
 static int
 bench_incast(int quick)
 {
-	static const uint32_t n_all[] = { 2, 4, 8, 16, 32, 64 };
+	static const uint32_t n_all[] = { 2, 4, 7, 8, 16, 32, 64 };
 	static const uint32_t n_quick[] = { 2, 8, 64 };
 	const uint32_t *n = quick ? n_quick : n_all;
 	unsigned int i, cnt = quick ? RTE_DIM(n_quick) : RTE_DIM(n_all);
