@@ -740,6 +740,135 @@ test_hier_unequal(void)
 	hc_plan_free(&p);
 }
 
+/* One transfer of a plan, for matching SENDs with RECVs. */
+struct xfer_key {
+	uint32_t from, to;
+	uint16_t tag;
+	uint64_t first, len;
+};
+
+static int
+xfer_key_cmp(const void *a, const void *b)
+{
+	const struct xfer_key *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int
+range_cmp(const void *a, const void *b)
+{
+	const struct xfer_key *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * C09 for the step plans (the ring's planner has its own, test_ring_plan):
+ * count 2^31 + 5 at n ranks, checked on ranges, since the symbolic run
+ * needs memory per element. Every step's range lies inside [0, count)
+ * (64-bit offsets, no wrap); each rank's output writes (FINISH and
+ * RECV_COPY) tile [0, count) once, so every element is written once; the
+ * SENDs of all ranks and their RECVs match one to one (from, to, tag,
+ * range). @return the number of steps of all ranks.
+ */
+static uint64_t
+big_plan(enum algo a, uint32_t n, const uint32_t *group)
+{
+	const uint64_t count = (1ull << 31) + 5;
+	struct xfer_key *tx = NULL, *rx = NULL, *out, *more;
+	size_t ntx = 0, nrx = 0, cap = 0, nout, i;
+	uint64_t steps = 0, pos;
+	uint32_t r;
+
+	for (r = 0; r < n; r++) {
+		struct hc_plan p;
+		int rc;
+
+		make_plan(a, &p, n, r, count, group, &rc);
+		CU_ASSERT_FATAL(rc == 0 && p.err == 0);
+		steps += p.len;
+		if (ntx + p.len > cap || nrx + p.len > cap) {
+			cap = 2 * (cap + p.len);
+			more = realloc(tx, cap * sizeof(*tx));
+			CU_ASSERT_FATAL(more != NULL);
+			tx = more;
+			more = realloc(rx, cap * sizeof(*rx));
+			CU_ASSERT_FATAL(more != NULL);
+			rx = more;
+		}
+		out = calloc(p.len + 1, sizeof(*out));
+		CU_ASSERT_FATAL(out != NULL);
+		nout = 0;
+		for (i = 0; i < p.len; i++) {
+			const struct hc_step *s = &p.s[i];
+			struct xfer_key k = { r, s->peer, s->tag, s->first,
+					      s->len };
+
+			CU_ASSERT(s->len > 0 && s->first < count &&
+				  s->len <= count - s->first);
+			if (s->kind == HC_STEP_SEND) {
+				tx[ntx++] = k;
+				continue;
+			}
+			if (s->kind != HC_STEP_FINISH) {
+				k.from = s->peer;
+				k.to = r;
+				rx[nrx++] = k;
+			}
+			if (s->kind != HC_STEP_RECV_RED)
+				out[nout++] = k;
+		}
+		qsort(out, nout, sizeof(*out), range_cmp);
+		for (i = 0, pos = 0; i < nout; i++) {
+			CU_ASSERT_EQUAL(out[i].first, pos);
+			pos = out[i].first + out[i].len;
+		}
+		CU_ASSERT_EQUAL(pos, count);
+		free(out);
+		hc_plan_free(&p);
+	}
+	qsort(tx, ntx, sizeof(*tx), xfer_key_cmp);
+	qsort(rx, nrx, sizeof(*rx), xfer_key_cmp);
+	CU_ASSERT_EQUAL(ntx, nrx);
+	for (i = 0; i < ntx && i < nrx; i++)
+		CU_ASSERT_EQUAL(xfer_key_cmp(&tx[i], &rx[i]), 0);
+	free(tx);
+	free(rx);
+	return steps;
+}
+
+/* C09: 2^31 + 5 elements on 3 and 7 ranks, every step-plan algorithm
+ * (hier in groups of one rank and in one group of all). */
+static void
+test_big_counts(void)
+{
+	static const uint32_t ns[] = { 3, 7 };
+	uint32_t g[MAX_N], i, r;
+	uint64_t st;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		for (r = 0; r < ns[i]; r++)
+			g[r] = r;
+		st = big_plan(A_TREE, ns[i], NULL);
+		st += big_plan(A_HD, ns[i], NULL);
+		st += big_plan(A_RD, ns[i], NULL);
+		st += big_plan(A_HIER, ns[i], g);
+		for (r = 0; r < ns[i]; r++)
+			g[r] = 0;
+		st += big_plan(A_HIER, ns[i], g);
+		CU_ASSERT(st > 0);
+	}
+}
+
 static const struct hc_tune_shape flat4 = { 4, 4, 1 };
 
 static void
@@ -905,6 +1034,8 @@ add_plan_suite(void)
 		  test_rd_exact },
 		{ "two-level plans run, every grouping", test_hier_runs },
 		{ "two-level refuses unequal groups", test_hier_unequal },
+		{ "C09: 2^31 + 5 elements, n 3 and 7, every plan",
+		  test_big_counts },
 		{ "cost model values", test_cost_exact },
 		{ "tuner crossover", test_crossover },
 		{ "tuner fit of the two probes", test_tune_fit },
