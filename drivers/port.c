@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What every port backend shares: the TX queue and the fault injector. */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -222,6 +223,14 @@ hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
 	port->pool = rte_pktmbuf_pool_create(conf->pool_name, n,
 					     256, 0, room + RTE_PKTMBUF_HEADROOM,
 					     rte_socket_id());
+	if (port->pool == NULL && rte_errno == EEXIST) {
+		/* C32: names are per DPDK instance (file prefix); the stack's
+		 * are hc_r<rank>_<pid>[_<port>] (engine.c) */
+		HC_LOG(ERR, DRIVER, "%s: mbuf pool name %s is taken in this "
+		       "DPDK instance (another port's pool, or an hc_init "
+		       "not finalized)", port->name, conf->pool_name);
+		return -HC_ERR_ADDR_IN_USE;
+	}
 	if (port->pool == NULL) {
 		HC_LOG(ERR, DRIVER, "%s: mbuf pool %s of %u mbufs: %s",
 		       port->name, conf->pool_name, n,

@@ -358,6 +358,31 @@ test_mtu_mismatch(void)
 	hc_port_close(&srv);
 }
 
+/* C32: a second port given a pool name in use is refused, naming it
+ * (HC_ERR_ADDR_IN_USE, not NOMEM); the first port is untouched and the
+ * name is free again once it closed. */
+static void
+test_pool_name_taken(void)
+{
+	struct hc_port a, b;
+	struct hc_port_conf c;
+	char devargs[256], pool[32];
+
+	conf_of(&c, 1500, 1023, pool, sizeof(pool));
+	snprintf(devargs, sizeof(devargs), "hc_shm0,path=%s/pa,role=server",
+		 dir);
+	CU_ASSERT_EQUAL_FATAL(hc_port_open_shm(&a, devargs, &c), 0);
+	snprintf(devargs, sizeof(devargs), "hc_shm1,path=%s/pb,role=server",
+		 dir);
+	CU_ASSERT_EQUAL(hc_port_open_shm(&b, devargs, &c),
+			-HC_ERR_ADDR_IN_USE);
+	CU_ASSERT_PTR_NOT_NULL(a.pool);
+	CU_ASSERT_PTR_EQUAL(rte_mempool_lookup(pool), a.pool);
+	hc_port_close(&a);
+	CU_ASSERT_EQUAL_FATAL(hc_port_open_shm(&b, devargs, &c), 0);
+	hc_port_close(&b);
+}
+
 /* A hostile or broken server, written here from port_shm.h: it maps the
  * link's memory itself and hands the client what it likes. */
 struct fake {
@@ -661,6 +686,7 @@ static CU_TestInfo shm_tests[] = {
 	{ "oversize frame dropped, next one passes", test_oversize },
 	{ "one client per link, one server per path", test_one_client_per_link },
 	{ "MTU mismatch refused", test_mtu_mismatch },
+	{ "C32: a pool name in use refused", test_pool_name_taken },
 	{ "bad devargs: -HC_ERR_INVAL", test_bad_devargs },
 	{ "a hostile peer's descriptors and free slots", test_hostile_peer },
 	{ "a server of another version or magic refused", test_foreign_server },
