@@ -227,8 +227,8 @@ hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
 		/* C32: names are per DPDK instance (file prefix); the stack's
 		 * are hc_r<rank>_<pid>[_<port>] (engine.c) */
 		HC_LOG(ERR, DRIVER, "%s: mbuf pool name %s is taken in this "
-		       "DPDK instance (another port's pool, or an hc_init "
-		       "not finalized)", port->name, conf->pool_name);
+		       "DPDK instance (by another port's pool)", port->name,
+		       conf->pool_name);
 		return -HC_ERR_ADDR_IN_USE;
 	}
 	if (port->pool == NULL) {

@@ -279,7 +279,8 @@ int hc_port_init(struct hc_port *port, const char *devargs,
  *        virtio_net_hdr_mrg_rxbuf; DPDK 22.11 virtio_rx_check_scatter);
  *        0 for the others (net_memif's fast paths need bsize == room).
  * @return 0, -HC_ERR_ADDR_IN_USE (a pool of conf->pool_name exists in
- *         this DPDK instance; logged naming it, C32), or -HC_ERR_NOMEM
+ *         this DPDK instance, another port's; logged naming it, C32), or
+ *         -HC_ERR_NOMEM
  *         (logged with the DPDK error).
  */
 int hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,

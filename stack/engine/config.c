@@ -309,6 +309,8 @@ check_lines(const char *path)
 			cap = cap != 0 ? 2 * cap : 16;
 			more = realloc(keys, cap * sizeof(*keys));
 			if (more == NULL) {
+				HC_LOG(ERR, CORE, "%s:%d: out of memory checking "
+				       "the keys", path, lineno);
 				bad++;
 				break;
 			}

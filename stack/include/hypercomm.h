@@ -233,8 +233,8 @@ struct hc_request;
  *         rendezvous, or while meeting the peers (C36) a second nonce for
  *         one rank or an ARP announcement of our own IP; two ranks
  *         given one tap (C32: another process's queues on this rank's
- *         net_tap); an mbuf pool name in use in this DPDK instance, as
- *         after an hc_init not finalized; the log names it); once the peers have met, the
+ *         net_tap); an mbuf pool name in use by another port of this
+ *         DPDK instance; the log names it); once the peers have met, the
  *         tuner's probe collectives (a barrier and timed all-gathers,
  *         logged "tuner probes failed") may fail with the collectives'
  *         errors: -HC_ERR_TIMEOUT, -HC_ERR_PEER_LOST, -HC_ERR_ABORTED;

@@ -9,8 +9,8 @@
 #     rank). Pool names are
 #     the stack's: hc_r<rank>_<pid>[_<port>] (stack/engine/engine.c), one
 #     DPDK instance per rank, so they cannot meet across ranks; inside one
-#     instance a name in use is refused naming it (HC_ERR_ADDR_IN_USE,
-#     test_shm "C32: a pool name in use refused").
+#     instance a name another port uses is refused naming it
+#     (HC_ERR_ADDR_IN_USE, test_shm "C32: a pool name in use refused").
 #  2. Collisions give a clear error naming the resource:
 #     a. two ranks with one file prefix: the second's EAL refuses, naming
 #        /var/run/dpdk/<prefix>/config;

@@ -109,20 +109,19 @@ test_c02_pgath(void)
 	memcpy(all + COUNT + 1024, all + COUNT, 1024 * sizeof(*all));
 	CU_ASSERT_EQUAL(hc_pattern_result_wrong(HC_PATTERN_ALLGATHER, all,
 			HC_DTYPE_INT32, HC_OP_SUM, COUNT, N, 0, 0), 1024);
-	/* the same move under P32 leaves every element as it was */
-	for (i = 0; i < 2048; i++)
-		hc_pattern_store(all, HC_DTYPE_INT32, i,
-				 hc_pattern_value(HC_DTYPE_INT32, HC_OP_SUM, i,
-						  0));
-	memcpy(all + 1024, all, 1024 * sizeof(*all));
-	for (i = 0; i < 2048; i++)
-		CU_ASSERT_EQUAL_FATAL(hc_pattern_load(all, HC_DTYPE_INT32, i),
-			hc_pattern_value(HC_DTYPE_INT32, HC_OP_SUM, i, 0));
-	/* int32 wraps modulo 2^32 from rank 2148 on; float keeps P32 */
-	CU_ASSERT_EQUAL(hc_pattern_gather(HC_DTYPE_INT32, 5, 2148),
-			(double)(int32_t)(uint32_t)(2148000005ull));
-	CU_ASSERT_EQUAL(hc_pattern_gather(HC_DTYPE_FLOAT32, 1030, 2),
-			hc_pattern_value(HC_DTYPE_FLOAT32, HC_OP_SUM, 1030, 2));
+	/* put back; then block 2's last 7 elements written over block 1's
+	 * (a neighbour's tail at the wrong offset) */
+	hc_pattern_fill_gather(all + COUNT, HC_DTYPE_INT32, COUNT, 1);
+	CU_ASSERT_EQUAL(hc_pattern_result_wrong(HC_PATTERN_ALLGATHER, all,
+			HC_DTYPE_INT32, HC_OP_SUM, COUNT, N, 0, 0), 0);
+	memcpy(all + 2 * COUNT - 7, all + 3 * COUNT - 7, 7 * sizeof(*all));
+	CU_ASSERT_EQUAL(hc_pattern_result_wrong(HC_PATTERN_ALLGATHER, all,
+			HC_DTYPE_INT32, HC_OP_SUM, COUNT, N, 0, 0), 7);
+	/* int64 holds PGATH too: one element off by one block */
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(hc_pattern_gather(HC_DTYPE_INT64, i, 3) -
+				hc_pattern_gather(HC_DTYPE_INT64, i, 2),
+				1000000.0);
 	free(all);
 }
 
