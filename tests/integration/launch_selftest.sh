@@ -334,6 +334,16 @@ case_usage_errors() {
 	# HC_LAUNCH_PIN is 0, 1 or unset: "yes" is no third mode.
 	HC_LAUNCH_PIN=yes expect_usage "HC_LAUNCH_PIN: 'yes' is not 0 or 1" \
 		-n 2 --pmd memif --config-only "$c"
+	# So are the other switches: a typo is not read as the default.
+	HC_LAUNCH_NO_EAL=yes expect_usage "HC_LAUNCH_NO_EAL: 'yes' is not 0 or 1" \
+		-n 1 true
+	HC_LAUNCH_HOSTFILE=true expect_usage \
+		"HC_LAUNCH_HOSTFILE: 'true' is not 0 or 1" -n 2 --config-only "$c"
+	HC_LAUNCH_LINEBUF=off expect_usage "HC_LAUNCH_LINEBUF: 'off' is not 0 or 1" \
+		-n 2 --config-only "$c"
+	HC_LAUNCH_AFP_KERNEL_RX=2 expect_usage \
+		"HC_LAUNCH_AFP_KERNEL_RX: '2' is not 0 or 1" \
+		-n 2 --pmd af_packet --config-only "$c"
 	# Leading zeros are decimal, however many: 010 is ten, not octal 8.
 	HC_LAUNCH_GROUP_SIZE=010 run_launch usage 10 \
 		-n 0000000000000000000012 --config-only "$c"
