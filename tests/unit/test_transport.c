@@ -1166,6 +1166,55 @@ out:
 	env_destroy();
 }
 
+/* 2b. Field case C23's "duplicates acknowledged and discarded", one
+ * duplicate at a time: a copy of the first DATA packet arrives again
+ * after the message was delivered and acknowledged. The receiver drops it
+ * (nothing delivered twice, the bytes unchanged) and answers it with one
+ * pure ACK at once (rx.c: the ACK that would have stopped its sender may
+ * have been lost); the sender, drained, does nothing with that ACK. */
+static void
+test_duplicate_acked(void)
+{
+	struct one r;
+	struct rte_mbuf *copy;
+	uint64_t acks0, dup0, calls0, data0;
+	uint32_t psn = UINT32_MAX;
+
+	if (one_begin(&r, 100000, 6, NULL) != 0)
+		goto out;
+	g.wire.capture[0] = 1;
+	CU_ASSERT_EQUAL(hct_send(&r.a->hct, 1, &r.msg), 0);
+	pump();
+	CU_ASSERT_FATAL(g.wire.ncap[0] > 0);
+	CU_ASSERT_EQUAL_FATAL(wire_classify(g.wire.cap[0][0], &psn), CLS_DATA);
+	CU_ASSERT_EQUAL(psn, 0);
+	copy = rte_pktmbuf_copy(g.wire.cap[0][0], r.b->tw.port.pool, 0,
+				UINT32_MAX);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+	g.wire.capture[0] = 0;
+	cap_release(0, 0, 0);
+	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
+	CU_ASSERT_EQUAL(check_exact(r.b, src_buf, r.len), 0);
+	CU_ASSERT_EQUAL(r.b->data_calls, r.npkts);
+	acks0 = g.wire.sent[1][CLS_ACK];
+	dup0 = r.fb->stats.dup_rx;
+	calls0 = r.b->data_calls;
+	data0 = g.wire.sent[0][CLS_DATA];
+	inject(r.b, copy);
+	pump();
+	CU_ASSERT_EQUAL(r.fb->stats.dup_rx, dup0 + 1);
+	CU_ASSERT_EQUAL(r.b->data_calls, calls0);
+	CU_ASSERT_EQUAL(g.wire.sent[1][CLS_ACK], acks0 + 1);
+	CU_ASSERT_TRUE(run_until(drained_idle, 100 * HC_NS_PER_MS));
+	CU_ASSERT_EQUAL(check_exact(r.b, src_buf, r.len), 0);
+	CU_ASSERT_EQUAL(g.wire.sent[0][CLS_DATA], data0);
+	CU_ASSERT_EQUAL(r.fa->snd_una, r.fa->snd_nxt);
+	CU_ASSERT_EQUAL(r.a->msg_sent, 1);
+	CU_ASSERT_EQUAL(r.a->lost_calls + r.b->lost_calls, 0);
+out:
+	env_destroy();
+}
+
 /* 3a. The 3rd DATA packet lost once, RACK's reordering window widened to
  * 1 ms: SACK fast retransmit (DupThresh 3) repairs it, no RTO. */
 static void
@@ -2881,6 +2930,8 @@ static CU_TestInfo transport_tests[] = {
 	{ "1 message of 100000 bytes, rank 0 -> 1", test_message_100k },
 	{ "1b messages both ways at once", test_both_ways },
 	{ "2 every DATA frame duplicated", test_duplicates },
+	{ "2b a late duplicate discarded and acknowledged (C23)",
+	  test_duplicate_acked },
 	{ "3a 3rd DATA lost: SACK fast retransmit", test_drop_third },
 	{ "3b last DATA lost: tail-loss probe", test_tlp },
 	{ "3c last DATA and its probe lost: RTO", test_tlp_lost },
