@@ -737,14 +737,15 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		 * ethdev MTU, which ethdev keeps within max_rx_pktlen (1522):
 		 * say so instead of ethdev's "Frame size > device max".
 		 * DPDK 23.03 (commit 427f5e5c33, "net/tap: allow jumbo
-		 * frames") reports 9728, and this check then passes; no API
-		 * of 22.11 sets the ethdev MTU past the PMD's report, so a
+		 * frames") reports RTE_ETHER_MAX_JUMBO_FRAME_LEN (16128),
+		 * and this check then passes; no API of 22.11 sets the
+		 * ethdev MTU past the PMD's report, so a
 		 * jumbo net_tap here would mean writing ethdev's private
 		 * rte_eth_devices[] (an INTERNAL symbol, ethdev_driver.h not
 		 * installed by Debian): not done. */
 		HC_LOG(ERR, DRIVER, "%s: [net] mtu %u needs %u-byte frames; "
 		       "net_tap takes at most %u (MTU %u; DPDK 23.03 raised "
-		       "it to 9728): use memif, af_packet or virtio for "
+		       "it to 16128): use memif, af_packet or virtio for "
 		       "jumbo frames", port->name, conf->mtu,
 		       conf->mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN,
 		       info.max_rx_pktlen, info.max_rx_pktlen -
