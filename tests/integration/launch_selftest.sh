@@ -344,6 +344,8 @@ case_usage_errors() {
 	HC_LAUNCH_AFP_KERNEL_RX=2 expect_usage \
 		"HC_LAUNCH_AFP_KERNEL_RX: '2' is not 0 or 1" \
 		-n 2 --pmd af_packet --config-only "$c"
+	HC_LAUNCH_AUTH=yes expect_usage "HC_LAUNCH_AUTH: 'yes' is not 0 or 1" \
+		-n 2 --auth --config-only "$c"
 	# Leading zeros are decimal, however many: 010 is ten, not octal 8.
 	HC_LAUNCH_GROUP_SIZE=010 run_launch usage 10 \
 		-n 0000000000000000000012 --config-only "$c"
