@@ -739,10 +739,10 @@ configure(struct hc_port *port, const struct hc_port_conf *conf,
 		 * DPDK 23.03 (commit 427f5e5c33, "net/tap: allow jumbo
 		 * frames") reports RTE_ETHER_MAX_JUMBO_FRAME_LEN (16128),
 		 * and this check then passes; no API of 22.11 sets the
-		 * ethdev MTU past the PMD's report, so a
-		 * jumbo net_tap here would mean writing ethdev's private
-		 * rte_eth_devices[] (an INTERNAL symbol, ethdev_driver.h not
-		 * installed by Debian): not done. */
+		 * ethdev MTU past the PMD's report, so a jumbo net_tap here
+		 * would mean writing ethdev's private rte_eth_devices[] (an
+		 * INTERNAL symbol, ethdev_driver.h not installed by Debian):
+		 * not done. */
 		HC_LOG(ERR, DRIVER, "%s: [net] mtu %u needs %u-byte frames; "
 		       "net_tap takes at most %u (MTU %u; DPDK 23.03 raised "
 		       "it to 16128): use memif, af_packet or virtio for "
