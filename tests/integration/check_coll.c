@@ -7,6 +7,7 @@
  * main and its table of suites are in hc-check.c; check.h holds what
  * the files share.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <inttypes.h>
@@ -133,8 +134,28 @@ matrix(const uint64_t *counts, size_t ncounts, const char *tag,
 	int nd = all_types ? HC_DTYPE__MAX : (int)RTE_DIM(base_dtypes);
 	int nop = all_types ? HC_OP__MAX : HC_OP_AVG;
 	char name[160], why[160];
+	const char *mc = getenv("HC_CHECK_MAX_COUNT");
+	long long max_count = -1;
 
-	for (c = 0; c < ncounts; c++)
+	if (mc != NULL) {
+		char *end;
+
+		errno = 0;
+		max_count = strtoll(mc, &end, 10);
+		if (errno != 0 || end == mc || *end != '\0' || max_count < 0) {
+			verdict("HC_CHECK_MAX_COUNT", 0, "not a count (a "
+				"non-negative integer)");
+			return;
+		}
+	}
+	for (c = 0; c < ncounts; c++) {
+		if (max_count >= 0 && counts[c] > (uint64_t)max_count) {
+			if (rank == 0)
+				printf("SKIP %s n=%d count=%" PRIu64 ": above "
+				       "HC_CHECK_MAX_COUNT %lld\n", tag, nranks,
+				       counts[c], max_count);
+			continue;
+		}
 		for (di = 0; di < (size_t)nd; di++)
 			for (op = 0; op < nop; op++)
 				for (inplace = 0; inplace < 2; inplace++) {
@@ -154,6 +175,7 @@ matrix(const uint64_t *counts, size_t ncounts, const char *tag,
 					timed_verdict(name, ok, why, sizeof(why),
 						      t0, limit_s);
 				}
+	}
 }
 
 static uint64_t

@@ -2,7 +2,9 @@
 /*
  * The EAL for the binaries that need mbuf pools (test_transport, the sim
  * binaries through cunit_main.c, the benchmarks): --no-huge -m <mem_mb>,
- * --no-pci, --no-telemetry, one lcore,
+ * --no-pci, --no-telemetry, one lcore (lcore 0 on CPU 0, or on the CPU
+ * that the environment variable HC_TEST_CPU names: tests/run runs two
+ * binaries at once, one on each CPU),
  * DPDK's own logs at error, its own --file-prefix <stem><pid>, and that
  * runtime directory removed at the end.
  */
@@ -13,7 +15,9 @@
  * before its first include. */
 #include <ftw.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,19 +33,33 @@ static char test_eal_runtime_dir[PATH_MAX];
 static inline int
 test_eal_init(const char *prog, const char *mem_mb, const char *stem)
 {
-	char a0[64], a3[16], a7[32];
+	char a0[64], a3[16], a7[32], a8[16] = "-l", a9[32] = "0";
 	char a1[] = "--no-huge", a2[] = "-m", a4[] = "--no-pci";
-	char a5[] = "--no-telemetry", a6[] = "--file-prefix", a8[] = "-l";
-	char a9[] = "0", a10[] = "--log-level=lib.*:error";
+	char a5[] = "--no-telemetry", a6[] = "--file-prefix";
+	char a10[] = "--log-level=lib.*:error";
 	char a11[] = "--log-level=pmd.*:error";
 	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,
 			 NULL };
-	const char *rd;
+	const char *rd, *cpu;
 	size_t plen;
 
 	snprintf(a0, sizeof(a0), "%s", prog);
 	snprintf(a3, sizeof(a3), "%s", mem_mb);
 	snprintf(a7, sizeof(a7), "%s%d", stem, (int)getpid());
+	cpu = getenv("HC_TEST_CPU");
+	if (cpu != NULL && cpu[0] != '\0') {
+		char *end;
+		unsigned long c = strtoul(cpu, &end, 10);
+
+		if (*end != '\0' || c >= CPU_SETSIZE) {
+			fprintf(stderr, "%s: HC_TEST_CPU '%s' is not a CPU "
+				"number (0..%d)\n", prog, cpu,
+				CPU_SETSIZE - 1);
+			return -1;
+		}
+		snprintf(a8, sizeof(a8), "--lcores");
+		snprintf(a9, sizeof(a9), "0@%lu", c);
+	}
 	if (rte_eal_init(RTE_DIM(argv) - 1, argv) < 0) {
 		fprintf(stderr, "%s: rte_eal_init failed: %s\n", prog,
 			rte_strerror(rte_errno));
