@@ -181,8 +181,10 @@ hc_port_close(struct hc_port *port)
 	hc_fault_free_held(&port->fault);
 	port->txq_bytes = 0;
 	port->ops->close(port);
-	rte_mempool_free(port->pool);
+	if (!port->pool_shared)
+		rte_mempool_free(port->pool);
 	port->pool = NULL;
+	port->pool_shared = false;
 	port->ops = NULL;
 }
 
@@ -211,15 +213,26 @@ hc_port_init(struct hc_port *port, const char *devargs,
 
 int
 hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
-		    uint32_t extra_room)
+		    uint32_t extra_room, bool share)
 {
 	/* One frame per mbuf: MTU plus Ethernet header and a VLAN tag. */
 	uint32_t room = conf->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN +
 			extra_room;
-	uint32_t n = hc_port_pool_mbufs(conf, extra_room);
+	uint32_t n = hc_port_pool_mbufs(conf, extra_room), i;
+	struct hc_port_pools *set = share ? conf->pools : NULL;
 
 	if (room < RTE_MBUF_DEFAULT_DATAROOM)
 		room = RTE_MBUF_DEFAULT_DATAROOM;
+	for (i = 0; set != NULL && i < set->n; i++) {
+		struct rte_mempool *mp = set->pool[i];
+
+		if (mp->size == n &&
+		    rte_pktmbuf_data_room_size(mp) == room + RTE_PKTMBUF_HEADROOM) {
+			port->pool = mp;
+			port->pool_shared = true;
+			return 0;
+		}
+	}
 	port->pool = rte_pktmbuf_pool_create(conf->pool_name, n,
 					     256, 0, room + RTE_PKTMBUF_HEADROOM,
 					     rte_socket_id());
@@ -237,5 +250,21 @@ hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
 		       rte_strerror(rte_errno));
 		return -HC_ERR_NOMEM;
 	}
+	if (set != NULL && set->n < HC_PORT_POOLS_MAX) {
+		set->pool[set->n++] = port->pool;
+		port->pool_shared = true;
+	}
 	return 0;
+}
+
+void
+hc_port_pools_free(struct hc_port_pools *pools)
+{
+	uint32_t i;
+
+	if (pools == NULL)
+		return;
+	for (i = 0; i < pools->n; i++)
+		rte_mempool_free(pools->pool[i]);
+	pools->n = 0;
 }

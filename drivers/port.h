@@ -63,6 +63,9 @@ struct hc_port {
 	const struct hc_port_ops *ops;
 	char name[64];               /**< backend device name, for logs */
 	struct rte_mempool *pool;    /**< mbufs for everything we send */
+	bool pool_shared;            /**< pool belongs to a struct
+	                              *   hc_port_pools (conf->pools), which
+	                              *   frees it; hc_port_close() does not */
 	struct rte_ether_addr mac;   /**< our MAC */
 	uint32_t mtu;                /**< bytes of IPv4 packet */
 	uint16_t burst;              /**< packets per rx/tx call */
@@ -144,6 +147,36 @@ struct hc_port {
  *  (net_virtio_user's 12-byte header). */
 #define HC_PORT_POOL_AUTO_BYTES (16383ull * (9000 + 18 + 64))
 
+/** Most pools one struct hc_port_pools holds: one per distinct frame,
+ *  and a rank has at most 16 ports (HC_RANK_PORTS_MAX). */
+#define HC_PORT_POOLS_MAX 16
+
+/**
+ * The mbuf pools of one rank's ports, shared by the ports whose pools
+ * would be alike (the same data room and number of mbufs) and whose
+ * backend parks no mbufs (hc_port_pool_create's share): a rank's full
+ * mesh of n - 1 memif or shm links takes one pool, not n - 1. Those pools
+ * were what made a mesh slow to start and end: measured 2026-12-07, 4 shm
+ * ranks (hc-perf -b 8 -e 8 -n 1), 7.9 s per job, most of its CPU in DPDK
+ * populating three 149 MB pools per rank (first-touch page faults, mbuf
+ * init) and zeroing them again as rte_mempool_free gave them back. One
+ * pool is enough: the transport takes every mbuf it sends from port 0's
+ * pool already, and the other ports' pools held only what they received.
+ * Zero-initialize; the caller frees the set with hc_port_pools_free()
+ * after closing every port that used it (hc_port_close() leaves a shared
+ * pool alone, so no port's close frees mbufs another port still holds).
+ */
+struct hc_port_pools {
+	uint32_t n; /**< entries of pool[] in use */
+	struct rte_mempool *pool[HC_PORT_POOLS_MAX];
+};
+
+/**
+ * Free every pool of pools (rte_mempool_free) and empty the set. Call once
+ * every port that took a pool from it is closed. NULL is a no-op.
+ */
+void hc_port_pools_free(struct hc_port_pools *pools);
+
 /** What hc_port_open_dpdk() needs besides the devargs. */
 struct hc_port_conf {
 	uint32_t mtu;          /**< bytes of IPv4 packet, 68..HC_PORT_MTU_MAX */
@@ -158,6 +191,11 @@ struct hc_port_conf {
 	uint32_t link_wait_ms; /**< how long to wait for link up */
 	const struct rte_ether_addr *mac; /**< port MAC, NULL: the PMD's */
 	const char *pool_name; /**< unique within the process */
+	struct hc_port_pools *pools; /**< NULL: the port creates its own pool
+	                              *   and hc_port_close() frees it; else
+	                              *   it takes this set's pool of its data
+	                              *   room and size, creating it there
+	                              *   (named pool_name) if there is none */
 };
 
 /** The cluster-file keys of struct hc_port_conf (port_cfg.c); mac and
@@ -272,19 +310,29 @@ int hc_port_init(struct hc_port *port, const char *devargs,
  * Create port->pool for conf: hc_port_pool_mbufs(conf, extra_room) mbufs of one frame each
  * (MTU + Ethernet header + a VLAN tag + extra_room bytes, at least
  * RTE_MBUF_DEFAULT_DATAROOM, plus headroom), named conf->pool_name.
- * Shared by every backend.
+ * Shared by every backend. With conf->pools and share, a pool of that set
+ * with the same data room and number of mbufs is taken instead of creating
+ * one, and a pool created is added to the set (port->pool_shared either
+ * way); a full set (HC_PORT_POOLS_MAX distinct pools) leaves the port its
+ * own.
  * @param extra_room bytes a PMD needs in the data room beside the frame:
  *        net_virtio_user's RX takes a buffer only if its room holds the
  *        frame plus the 12-byte virtio-net header (struct
  *        virtio_net_hdr_mrg_rxbuf; DPDK 22.11 virtio_rx_check_scatter);
  *        0 for the others (net_memif's fast paths need bsize == room).
+ * @param share the backend keeps no mbufs of the pool in rings of its own
+ *        (net_memif in copy mode allocates on RX and frees on TX at once;
+ *        hc_shm lends its slots), so ports may share a pool without one
+ *        port's rings taking the mbufs another needs. false for PMDs that
+ *        fill RX rings from the pool or keep sent mbufs (net_tap,
+ *        net_af_packet, net_virtio_user, NICs: rx_desc + tx_desc each).
  * @return 0, -HC_ERR_ADDR_IN_USE (a pool of conf->pool_name exists in
  *         this DPDK instance, another port's; logged naming it, C32), or
  *         -HC_ERR_NOMEM
  *         (logged with the DPDK error).
  */
 int hc_port_pool_create(struct hc_port *port, const struct hc_port_conf *conf,
-			uint32_t extra_room);
+			uint32_t extra_room, bool share);
 
 /** Bytes the backend holds for TX and has not sent (see
  *  hc_port_ops.tx_queued_bytes); 0 when the backend cannot tell. */
@@ -296,7 +344,8 @@ hc_port_tx_queued_bytes(const struct hc_port *port)
 }
 
 /**
- * Stop and close the backend, free queued and held frames and the pool.
+ * Stop and close the backend, free queued and held frames and the pool
+ * (not a pool of a struct hc_port_pools: hc_port_pools_free() frees it).
  * A memif server port (close_after_peer) first waits, up to close_wait_ms,
  * for its client to disconnect. A net_memif port is stopped and closed on
  * EAL's interrupt thread (an alarm callback, waited for up to 5 s): DPDK

@@ -928,7 +928,12 @@ hc_port_open_dpdk(struct hc_port *port, const char *devargs,
 	 * frame (hc_port_pool_create), else MTUs above 2030 fail its RX
 	 * queue setup ("Rx scatter check failed"); net_af_packet: room for
 	 * its slot (afp_extra_room). */
-	rc = hc_port_pool_create(port, conf, (uint32_t)extra);
+	/* Ports may share a pool (struct hc_port_pools) only if the PMD
+	 * parks none of its mbufs: net_memif in copy mode, not with
+	 * zero-copy=yes, whose RX ring holds mbufs of the pool. */
+	rc = hc_port_pool_create(port, conf, (uint32_t)extra,
+				 port->memif &&
+				 strstr(devargs, "zero-copy=yes") == NULL);
 	if (rc != 0)
 		goto fail_dev;
 	port->ops = &dpdk_ops;

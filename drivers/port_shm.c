@@ -630,7 +630,7 @@ hc_port_open_shm(struct hc_port *port, const char *devargs,
 	}
 	port->backend = sp;
 	port->ops = &shm_ops;
-	rc = hc_port_pool_create(port, conf, 0);
+	rc = hc_port_pool_create(port, conf, 0, true);
 	if (rc == 0)
 		rc = a.server ? server_setup(port, sp) :
 		     client_setup(port, sp, conf->link_wait_ms);

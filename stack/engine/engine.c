@@ -372,6 +372,7 @@ hc_ctx_teardown(struct hc_ctx *ctx)
 		free(ctx->ports[i]);
 	if (ctx->port_open)
 		hc_port_close(&ctx->port);
+	hc_port_pools_free(&ctx->pools);
 	free(ctx->peer_ip);
 	hc_config_free(&ctx->cfg);
 	free(ctx);
@@ -401,18 +402,20 @@ hc_ctx_prepare(struct hc_ctx *ctx, uint32_t rank, unsigned int engine_lcore)
 }
 
 /* mbufs in use in ctx's port pools (rte_mempool_in_use_count: the
- * per-lcore caches count as free); *size, when not NULL, gets the pools'
- * total size. */
+ * per-lcore caches count as free), each pool once however many ports
+ * share it; *size, when not NULL, gets the pools' total size. */
 static uint64_t
 mbufs_in_use(const struct hc_ctx *ctx, uint64_t *size)
 {
 	uint64_t n = 0, total = 0;
-	uint32_t k;
+	uint32_t k, j;
 
 	for (k = 0; k < ctx->nports; k++) {
 		const struct rte_mempool *mp = ctx->ports[k]->pool;
 
-		if (mp == NULL)
+		for (j = 0; j < k && ctx->ports[j]->pool != mp; j++)
+			;
+		if (mp == NULL || j < k)
 			continue;
 		n += rte_mempool_in_use_count(mp);
 		total += mp->size;
@@ -436,6 +439,7 @@ open_dpdk_port(struct hc_ctx *ctx)
 	 * if two ranks ever share one DPDK instance. */
 	snprintf(pool, sizeof(pool), "hc_r%u_%d", ctx->rank, (int)getpid());
 	hc_ctx_port_conf(ctx, pool, &pc);
+	pc.pools = &ctx->pools; /* ports of the same frame share a pool */
 	ctx->ports[0] = &ctx->port;
 	rc = hc_port_open(&ctx->port, me->port, &pc);
 	if (rc != 0)

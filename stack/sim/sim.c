@@ -873,7 +873,7 @@ hc_port_open_sim(struct hc_port *port, struct hc_sim *sim, uint32_t host,
 	 * whatever its segments. */
 	port->tx_multi_seg = true;
 	hc_fault_init(&port->fault, 1);
-	rc = hc_port_pool_create(port, conf, 0);
+	rc = hc_port_pool_create(port, conf, 0, false);
 	if (rc != 0)
 		return rc;
 	h->mac = *conf->mac;

@@ -5,7 +5,8 @@
  * order both ways (chained ones too), a full ring refuses and then takes
  * again, lent slots fall back to copies past half the ring and come back
  * when freed, oversize frames and bad devargs get their errors, and a
- * second client of a link finds no server. Beside it, the slot check of
+ * second client of a link finds no server, and ports of one kind of frame
+ * share a pool (struct hc_port_pools). Beside it, the slot check of
  * the DPDK port for net_af_packet (drivers/port_dpdk.c afp_extra_room),
  * which refuses a framesz before any device is probed.
  */
@@ -383,6 +384,88 @@ test_pool_name_taken(void)
 	hc_port_close(&b);
 }
 
+/* Open server port k of the rank whose pools are set (hc_shm<k>, path
+ * q<k>), its frame that of mtu, pool_mbufs mbufs; its pool's name in
+ * pool (32 bytes). 0 or the error of hc_port_open_shm. */
+static int
+open_in_set(struct hc_port *p, struct hc_port_pools *set, unsigned int k,
+	    uint32_t mtu, uint32_t mbufs, char *pool)
+{
+	struct hc_port_conf conf;
+	char devargs[256];
+
+	conf_of(&conf, mtu, mbufs, pool, 32);
+	conf.pools = set;
+	snprintf(devargs, sizeof(devargs),
+		 "hc_shm%u,path=%s/q%u,role=server", k, dir, k);
+	return hc_port_open_shm(p, devargs, &conf);
+}
+
+/* struct hc_port_pools: ports of the same data room and pool size share a
+ * pool (a rank's mesh), others get their own; hc_port_close leaves a
+ * shared pool, hc_port_pools_free frees it; a backend that parks mbufs
+ * (share false) and a port that finds the set full get pools of their
+ * own. */
+static void
+test_pools_shared(void)
+{
+	struct hc_port_pools set = { 0 };
+	struct hc_port a, b, c, d, e;
+	struct hc_port_conf conf;
+	char pa[32], pb[32], pc[32], pd[32], pe[32];
+	struct rte_mbuf *m;
+	uint32_t i;
+
+	CU_ASSERT_EQUAL_FATAL(open_in_set(&a, &set, 0, 1500, 1023, pa), 0);
+	CU_ASSERT_EQUAL_FATAL(open_in_set(&b, &set, 1, 1500, 1023, pb), 0);
+	CU_ASSERT_PTR_EQUAL(b.pool, a.pool);
+	CU_ASSERT(a.pool_shared && b.pool_shared);
+	CU_ASSERT_EQUAL(set.n, 1);
+	CU_ASSERT_PTR_NULL(rte_mempool_lookup(pb)); /* b created none */
+	/* Another data room (MTU 9000), another size (2047): pools of
+	 * their own, in the set. */
+	CU_ASSERT_EQUAL_FATAL(open_in_set(&c, &set, 2, 9000, 1023, pc), 0);
+	CU_ASSERT_EQUAL_FATAL(open_in_set(&d, &set, 3, 1500, 2047, pd), 0);
+	CU_ASSERT(c.pool != a.pool && d.pool != a.pool && d.pool != c.pool);
+	CU_ASSERT_EQUAL(set.n, 3);
+	CU_ASSERT_EQUAL(d.pool->size, 2047);
+	/* A backend that parks mbufs (share false): its own pool, even of
+	 * a frame the set has. */
+	memset(&e, 0, sizeof(e));
+	conf_of(&conf, 1500, 1023, pe, sizeof(pe));
+	conf.pools = &set;
+	CU_ASSERT_EQUAL_FATAL(hc_port_pool_create(&e, &conf, 0, false), 0);
+	CU_ASSERT(e.pool != a.pool && !e.pool_shared);
+	CU_ASSERT_EQUAL(set.n, 3);
+	rte_mempool_free(e.pool);
+	/* a's close leaves the pool b still uses. */
+	hc_port_close(&a);
+	CU_ASSERT_PTR_EQUAL(rte_mempool_lookup(pa), b.pool);
+	m = rte_pktmbuf_alloc(b.pool);
+	CU_ASSERT_PTR_NOT_NULL(m);
+	rte_pktmbuf_free(m);
+	/* A full set: a pool of the port's own, freed by its close. */
+	for (i = set.n; i < HC_PORT_POOLS_MAX; i++)
+		set.pool[i] = b.pool;
+	set.n = HC_PORT_POOLS_MAX;
+	CU_ASSERT_EQUAL_FATAL(open_in_set(&e, &set, 4, 4000, 1023, pe), 0);
+	CU_ASSERT(!e.pool_shared);
+	CU_ASSERT_PTR_EQUAL(rte_mempool_lookup(pe), e.pool);
+	hc_port_close(&e);
+	CU_ASSERT_PTR_NULL(rte_mempool_lookup(pe));
+	set.n = 3;
+	hc_port_close(&b);
+	hc_port_close(&c);
+	hc_port_close(&d);
+	CU_ASSERT_PTR_NOT_NULL(rte_mempool_lookup(pa));
+	CU_ASSERT_PTR_NOT_NULL(rte_mempool_lookup(pc));
+	hc_port_pools_free(&set);
+	CU_ASSERT_EQUAL(set.n, 0);
+	CU_ASSERT_PTR_NULL(rte_mempool_lookup(pa));
+	CU_ASSERT_PTR_NULL(rte_mempool_lookup(pc));
+	CU_ASSERT_PTR_NULL(rte_mempool_lookup(pd));
+}
+
 /* A hostile or broken server, written here from port_shm.h: it maps the
  * link's memory itself and hands the client what it likes. */
 struct fake {
@@ -687,6 +770,8 @@ static CU_TestInfo shm_tests[] = {
 	{ "one client per link, one server per path", test_one_client_per_link },
 	{ "MTU mismatch refused", test_mtu_mismatch },
 	{ "C32: a pool name in use refused", test_pool_name_taken },
+	{ "ports of one frame share a pool; its set frees it",
+	  test_pools_shared },
 	{ "bad devargs: -HC_ERR_INVAL", test_bad_devargs },
 	{ "a hostile peer's descriptors and free slots", test_hostile_peer },
 	{ "a server of another version or magic refused", test_foreign_server },
