@@ -616,6 +616,12 @@ hc_port_open_shm(struct hc_port *port, const char *devargs,
 	strcpy(sp->path, a.path);
 	sp->slots = a.slots;
 	sp->mask = a.slots - 1;
+	/* The free rings start full (server_setup): slots entries given.
+	 * Set before the set-up, so that a failed open finds no slot lent
+	 * (slots_lent 0) and shm_close frees sp and unmaps the link (with
+	 * rx_fhead 0 it counted every slot lent, and sp, its slot infos and
+	 * the mapping stayed: LeakSanitizer on test_shm, 2026-12-07). */
+	sp->rx_fhead = a.slots;
 	sp->slot_bytes = hc_shm_slot_bytes(conf->mtu);
 	sp->bytes = hc_shm_map_bytes(sp->slots, sp->slot_bytes);
 	rte_spinlock_init(&sp->lock);
@@ -640,8 +646,6 @@ hc_port_open_shm(struct hc_port *port, const char *devargs,
 	}
 	map_end(sp, &sp->tx, a.server ? 0 : 1);
 	map_end(sp, &sp->rx, a.server ? 1 : 0);
-	/* The free rings start full (server_setup): slots entries given. */
-	sp->rx_fhead = sp->slots;
 	HC_LOG(INFO, DRIVER, "%s: %s on %s, %u slots of %u bytes per "
 	       "direction, MTU %u, MAC " RTE_ETHER_ADDR_PRT_FMT, port->name,
 	       a.server ? "server" : "client", sp->path, sp->slots,
