@@ -83,9 +83,9 @@ struct hc_ctx {
 	 *  hc_init ([rank.N] port1..); the net layer routes among them. */
 	struct hc_port *ports[HC_RANK_PORTS_MAX];
 	uint32_t nports;       /**< ports opened */
-	struct hc_port_pools pools; /**< the DPDK ports' mbuf pools, one per
-	                             *   kind of frame (a mesh of memif or
-	                             *   shm links: one); freed by
+	struct hc_port_pools pools; /**< the mbuf pools the ports share
+	                             *   (memif and shm: one per kind of
+	                             *   frame, so one for a mesh); freed by
 	                             *   hc_ctx_teardown after the ports */
 	uint64_t mbufs_start;  /**< mbufs in use in the ports' pools when
 	                        *   hc_ctx_bring_up began (hc_mbuf_stats_get) */
