@@ -536,7 +536,7 @@ client_setup(struct hc_port *port, struct shm_port *sp, uint32_t wait_ms)
 		fd = -1;
 		if (waited >= wait_ms)
 			break;
-		rte_delay_ms(10);
+		rte_delay_us_sleep(10 * 1000);
 		waited += 10;
 	}
 	if (fd >= 0)
