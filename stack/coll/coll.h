@@ -100,9 +100,10 @@ hc_coll_kind_p2p(enum hc_coll_kind kind)
 	return kind == HC_COLL_SEND || kind == HC_COLL_RECV;
 }
 
-/** The zero-copy sends of one op (struct hct_msg zc; ring.c marks which
- *  may go so): one shared info whose reference count the transport keeps
- *  (queued messages, mbufs attached to the op's buffers). The op is over
+/** The zero-copy sends of one op (struct hct_msg zc; ring.c and
+ *  plan_run.c mark which may go so): one shared info whose reference
+ *  count the transport keeps (queued messages, mbufs attached to the op's
+ *  buffers). The op is over
  *  only once it fell to 0 (hc_coll_op_over()): until then a
  *  retransmission may read the buffers again. Freed by hc_coll_op_end
  *  when released; an op ended before (hc_finalize, a probe's end) leaves

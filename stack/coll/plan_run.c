@@ -15,12 +15,25 @@
  * snap SENDs (plan.h), sent from a copy in x->snap taken when issued,
  * after which the RECV_REDs that wait for them are released.
  *
- * Zero copy (README "Zero-copy TX"): the snap SENDs' packets point into
- * x->snap instead of a copy where the links allow it (zc_setup): each
- * snapshot is written once, when its SEND is issued, and freed with the
- * op, which is over only once the transport released them. So do the
- * packets of the SENDs that read the send buffer out of place (op->own,
- * halving-doubling), which the op never writes.
+ * Zero copy (README "Zero-copy TX"): the packets of a SEND point into
+ * the op's buffers instead of a copy where the links allow it (zc_setup),
+ * and the op is over only once the transport released them. The snap
+ * SENDs' point into x->snap, written once, when the SEND is issued; the
+ * SENDs that read the send buffer out of place (op->own) into memory the
+ * op never writes. The others read op->work or op->recv, which later
+ * steps do write, but only with data that needed the SEND's bytes to have
+ * arrived: the argument above, with "arrived at the peer" for "cut into
+ * packets" (the final value of a range includes the partial sums this
+ * rank sent of it, and a RECV step completes only with all its bytes).
+ * So the bytes a packet points at change only once the peer holds that
+ * packet, and a retransmission of it (a lost ACK, a spurious timeout)
+ * carries the new bytes under a PSN the peer already has: hct's
+ * receiver drops it as a duplicate (rx.c data_input) and uses nothing of
+ * it. The one local write that could touch a sent range with no arrival
+ * to order it is FINISH, which rounds or divides in place: to keep the
+ * argument short, those SENDs go zero copy only where FINISH rewrites
+ * nothing (the element type accumulates and there is no divisor:
+ * zc_setup).
  *
  * Reduction order: a RECV_RED is reduced only after the RECV_REDs before
  * it in the plan that overlap it (plan.h). DATA of a RECV_RED that still
@@ -55,6 +68,8 @@ struct plan_run {
 	                       *   in part (hc_plan_mark_fresh) */
 	int zc_snap, zc_own;  /**< this op sends its snap SENDs / its SENDs
 	                       *   from op->own zero copy (zc_setup) */
+	int zc_work;          /**< ... and its other SENDs (from op->work or
+	                       *   op->recv) */
 	uint8_t *snap;        /**< copies of the snap SENDs' ranges, each
 	                       *   taken at issue (in issue order) */
 	uint64_t snap_used;   /**< bytes of snap handed out */
@@ -167,10 +182,13 @@ issue(struct hc_coll_op *op, uint32_t i)
 		buf = c;
 	}
 	hc_data_fill(msg, op, st->tag, buf, st->len * es, st->first * es);
-	/* A snapshot is written once, here, and freed with the op: its
-	 * packets may point into it (zero copy, README "Zero-copy TX"). */
+	/* Zero copy (README "Zero-copy TX", the header): a snapshot is
+	 * written once, here, and freed with the op; the send buffer is
+	 * only read; work and recv change only where the peer holds the
+	 * packets already. */
 	if (op->zc != NULL && ((st->snap && x->zc_snap) ||
-			       (own_src && x->zc_own)))
+			       (own_src && x->zc_own) ||
+			       (!st->snap && !own_src && x->zc_work)))
 		msg->zc = &op->zc->shinfo;
 	/* hc_data_fill gave it the op's class: the request's priority
 	 * (hc_op_opts), as the ring's messages have. */
@@ -216,11 +234,32 @@ own_fallback(struct hc_coll_op *op, const struct plan_run *x)
 	op->own = NULL;
 }
 
-/* Whether every SEND of x's plan of one kind (own: the fresh ones that read
- * op->own, else the snap ones) goes to a peer whose flow allows zero copy
- * (hct_zc_ok()); their bytes in *bytes. */
+/* The kinds of SEND for zero copy (zc_setup). */
+enum zc_kind { ZC_SNAP, ZC_OWN, ZC_WORK };
+
+/* Whether SEND i is of kind k: a snap SEND; a fresh one reading this
+ * rank's contribution from op->own (issue()'s own_src); any other. */
 static int
-zc_peers_ok(struct hc_coll_op *op, const struct plan_run *x, int own,
+zc_is_kind(const struct hc_coll_op *op, const struct plan_run *x,
+	   uint32_t i, enum zc_kind k)
+{
+	const struct hc_step *st = &x->plan.s[i];
+	int own = !st->final && !st->snap && x->fresh[i] && op->own != NULL;
+
+	switch (k) {
+	case ZC_SNAP:
+		return st->snap;
+	case ZC_OWN:
+		return own;
+	default:
+		return !st->snap && !own;
+	}
+}
+
+/* Whether every SEND of x's plan of kind k goes to a peer whose flow
+ * allows zero copy (hct_zc_ok()); their bytes in *bytes. */
+static int
+zc_peers_ok(struct hc_coll_op *op, const struct plan_run *x, enum zc_kind k,
 	    uint64_t *bytes)
 {
 	uint32_t i;
@@ -229,8 +268,7 @@ zc_peers_ok(struct hc_coll_op *op, const struct plan_run *x, int own,
 	for (i = 0; i < x->plan.len; i++) {
 		const struct hc_step *st = &x->plan.s[i];
 
-		if (st->kind != HC_STEP_SEND ||
-		    (own ? !x->fresh[i] || st->final || st->snap : !st->snap))
+		if (st->kind != HC_STEP_SEND || !zc_is_kind(op, x, i, k))
 			continue;
 		if (!hct_zc_ok(op->comm->coll->hct, op->comm->world[st->peer]))
 			return 0;
@@ -240,15 +278,21 @@ zc_peers_ok(struct hc_coll_op *op, const struct plan_run *x, int own,
 }
 
 /* Zero copy, where every peer the SENDs of a kind go to allows it
- * (hct_zc_ok()) and they carry enough bytes for packets to go so, of two
- * kinds of SEND whose bytes the op never writes:
+ * (hct_zc_ok()) and they carry enough bytes for packets to go so
+ * (HCT_ZC_MIN_BYTES), for three kinds of SEND (the header says why each
+ * is safe):
  * - the snap SENDs (recursive doubling, rd.c), from x->snap;
  * - the fresh SENDs reading the send buffer (op->own: halving-doubling's
  *   first step, a fold-in), when the send buffer shares no byte with
- *   recv or work (out of place), as the ring's step 0 (ring.c).
- * Any other SEND reads op->work or op->recv, which later steps may write
- * (FINISH rounds in place, a RECV_COPY lands on what a fold-in SEND
- * read): copied. */
+ *   recv or work (out of place), as the ring's step 0 (ring.c); a send
+ *   buffer that overlaps them in part may change before the peer has
+ *   its bytes (a RECV_RED into the overlap): copied;
+ * - the others, from op->work or op->recv, when FINISH writes no range a
+ *   SEND read: the element type accumulates (FINISH then rounds nothing:
+ *   it is a no-op with work = recv, else it fills recv from work before
+ *   any final SEND reads it) and there is no divisor (AVG's FINISH
+ *   scales in place). fp16/bf16 with [coll] precision fp32, and AVG, copy
+ *   them. */
 static void
 zc_setup(struct hc_coll_op *op, uint64_t snap)
 {
@@ -257,18 +301,23 @@ zc_setup(struct hc_coll_op *op, uint64_t snap)
 
 	x->zc_snap = 0;
 	x->zc_own = 0;
+	x->zc_work = 0;
 	if (x->plan.len > 16384)
 		return;
-	if (snap >= HCT_ZC_MIN_BYTES && zc_peers_ok(op, x, 0, &b))
+	if (snap >= HCT_ZC_MIN_BYTES && zc_peers_ok(op, x, ZC_SNAP, &b))
 		x->zc_snap = 1;
 	if (op->own != NULL && op->acc == op->dtype &&
 	    hc_coll_apart(op->own, all, op->recv, all) &&
 	    hc_coll_apart(op->own, all, op->work, op->total * op->acc_size) &&
-	    zc_peers_ok(op, x, 1, &own_bytes) &&
+	    zc_peers_ok(op, x, ZC_OWN, &own_bytes) &&
 	    own_bytes >= HCT_ZC_MIN_BYTES)
 		x->zc_own = 1;
-	if ((x->zc_snap || x->zc_own) && hc_coll_zc_init(op) != 0)
-		x->zc_snap = x->zc_own = 0; /* no memory: copies */
+	if (op->acc == op->dtype && hc_coll_op_div(op) == 1 &&
+	    zc_peers_ok(op, x, ZC_WORK, &b) && b >= HCT_ZC_MIN_BYTES)
+		x->zc_work = 1;
+	if ((x->zc_snap || x->zc_own || x->zc_work) &&
+	    hc_coll_zc_init(op) != 0)
+		x->zc_snap = x->zc_own = x->zc_work = 0; /* no memory: copies */
 }
 
 /* Issue the steps of x's plan that wait for nothing, x being op's fresh

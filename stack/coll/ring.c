@@ -18,18 +18,25 @@
  * phase.
  *
  * Zero copy (struct hct_msg zc, README "Zero-copy TX"): where the right
- * neighbour's flow allows it (hct_zc_ok()), the packets of two kinds of
- * message point into the op's buffers instead of copying them, because
- * this op never writes those bytes again: the all-gather sends (final
- * values in op->recv: a chunk is written once, when it arrives or is
- * rounded, before it is sent on, and no chunk arrives twice in a phase)
- * and the step-0 sends of the own contribution straight from the send
- * buffer when it overlaps neither the output nor work (out of place;
- * the op only reads it). Everything else (partial sums in work, an
- * in-place send buffer, which the all-gather overwrites) is copied. The
- * op is not over until the transport released every such packet (ACKed,
- * out of the port), hc_coll_op_over(): the caller gets its buffers back
- * only then.
+ * neighbour's flow allows it (hct_zc_ok()), the packets of every message
+ * point into the op's buffers instead of copying them. The all-gather
+ * sends read final values in op->recv, which the op never writes again
+ * (a chunk is written once, when it arrives or is rounded, before it is
+ * sent on, and no chunk arrives twice in a phase). The reduce-scatter
+ * sends read partial sums in work (or an in-place send buffer at step 0),
+ * which the all-gather does overwrite, but only with the chunk's final
+ * value, and that needed every byte of ours to have arrived at the right
+ * neighbour (the argument above, with "arrived" for "cut into packets"):
+ * a packet's bytes change only once the peer holds it, and a
+ * retransmission of it (a lost ACK, a spurious timeout) carries the new
+ * bytes under a PSN the peer already has, which hct's receiver drops as
+ * a duplicate (rx.c data_input). finish_owned() rounds in place only the
+ * owned chunk, which no reduce-scatter send reads. The one exception: a
+ * step-0 send straight from a send buffer that overlaps the output or
+ * work in part (an overlap a reduction may write before the peer has
+ * the bytes) is copied. The op is not over until the transport released
+ * every such packet (ACKed, out of the port), hc_coll_op_over(): the
+ * caller gets its buffers back only then.
  */
 #include <stdlib.h>
 
@@ -71,6 +78,14 @@ reduce_phase(const struct ring *g, uint32_t step)
 	return step < g->n - 1;
 }
 
+/* Whether step 0 reads this rank's contribution from the send buffer
+ * itself (send_src): out of place, travelling in its own type. */
+static int
+own_src(const struct hc_coll_op *op)
+{
+	return op->own != NULL && op->acc == op->dtype;
+}
+
 /* Where the message of (step, slice) reads len elements from element
  * first of ring chunk c. Step 0 sends this rank's own contribution, not
  * reduced yet: straight from the send buffer (op->own) when it travels in
@@ -86,7 +101,7 @@ send_src(struct hc_coll_op *op, uint32_t step, uint32_t c, uint64_t first,
 					  first);
 	if (step != 0 || op->own == NULL)
 		return op->work + first * op->acc_size;
-	if (op->acc == op->dtype)
+	if (own_src(op))
 		return op->own + first * op->elem_size;
 	hc_reduce_to_acc(op->work + first * op->acc_size,
 			 op->own + first * op->elem_size, len, op->dtype,
@@ -112,8 +127,9 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 	}
 	hc_data_fill(msg, op, (uint16_t)step,
 		     send_src(op, step, c, first, len), len * es, first * es);
-	if (op->zc != NULL && (!reduce_phase(g, step) ||
-			       (step == 0 && g->zc_own)))
+	/* Every message but a step-0 send from a send buffer that overlaps
+	 * the output or work (zc_setup, the header). */
+	if (op->zc != NULL && (step != 0 || !own_src(op) || g->zc_own))
 		msg->zc = &op->zc->shinfo;
 	rc = hct_send(op->comm->coll->hct, g->right, msg);
 	if (rc != 0)
@@ -196,7 +212,7 @@ zc_setup(struct hc_coll_op *op)
 	    !hct_zc_ok(op->comm->coll->hct, g->right) ||
 	    hc_coll_zc_init(op) != 0)
 		return;
-	g->zc_own = op->own != NULL && op->acc == op->dtype &&
+	g->zc_own = own_src(op) &&
 		    hc_coll_apart(op->own, own, op->recv, own) &&
 		    hc_coll_apart(op->own, own, op->work, op->total * op->acc_size);
 }

@@ -109,9 +109,14 @@ struct hct_data_desc {
  *  and one per mbuf that points into src (the saved packet, the one the
  *  port holds, retransmissions). zc->free_cb(NULL or the buffer,
  *  zc->fcb_opaque) runs each time the count falls to 0: only then may
- *  the bytes at src change or go away, because a retransmission reads
- *  them again and on such links no CRC covers them. The caller sets
- *  refcnt (0), free_cb and fcb_opaque; one zc may serve many messages. */
+ *  the memory at src go away. Its bytes must not change while the peer
+ *  may still lack a packet that points at them, because a retransmission
+ *  reads them again and on such links no CRC covers them; once the peer
+ *  holds those packets they may (a retransmission then carries a PSN the
+ *  peer has, and its receiver drops it unread as a duplicate: the
+ *  collectives overwrite what they sent only with data that needed it at
+ *  the peer first, ring.c). The caller sets refcnt (0), free_cb and
+ *  fcb_opaque; one zc may serve many messages. */
 struct hct_msg {
 	TAILQ_ENTRY(hct_msg) link;
 	const uint8_t *src;

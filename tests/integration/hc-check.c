@@ -129,8 +129,9 @@
  *   zc      quick and 4 x 16 MiB all-reduces out of place and in place
  *           exact, each buffer overwritten at once after the call; DATA
  *           sent zero copy (hc_stats hct_data_tx_zc) against HC_CHECK_ZC:
- *           some (memif, zero_copy_tx auto, ring: over half), none, or
- *           any (results only)
+ *           some (memif, zero_copy_tx auto: over half), none, or any
+ *           (results only); with HC_CHECK_ZC_LOSS=1 also frames dropped
+ *           by HC_FAULT, DATA retransmitted, duplicates discarded
  * After every fault case (fault, c05*, c15-c19, c21-c25, c31*, strays),
  * the port cases (c26-c29, c33, shmcrc, zc; c30 runs its own) and any
  * suite with HC_CHECK_POOLS=1, main runs the leak check (pools_check in
