@@ -632,11 +632,12 @@ suite_shmcrc(void)
  * zero copy (hc_stats hct_data_tx_zc) summed over the ranks against
  * HC_CHECK_ZC: "some" (a memif mesh with zero_copy_tx auto: more than
  * half of the DATA went so), "none" (zero_copy_tx off, tap, a corrupting
- * injector), "any" (the tuner's pick: results only). HC_CHECK_ZC_LOSS=1 (with an HC_FAULT that drops DATA and ACKs):
- * also that frames were dropped, DATA retransmitted and duplicates
- * discarded, the case where a retransmission reads a buffer the peer's
- * later data may have overwritten already (README "Zero-copy TX": it
- * carries a PSN the peer has, and the peer drops it). */
+ * injector), "any" (the tuner's pick: results only). HC_CHECK_ZC_LOSS=1
+ * (with an HC_FAULT that drops DATA and ACKs): also that frames were
+ * dropped, DATA retransmitted and duplicates discarded, where a
+ * retransmission may read a buffer the peer's later data overwrote
+ * already (README "Zero-copy TX": it carries a PSN the peer has, and the
+ * peer drops it). */
 void
 suite_zc(void)
 {
