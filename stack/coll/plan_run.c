@@ -285,14 +285,15 @@ zc_peers_ok(struct hc_coll_op *op, const struct plan_run *x, enum zc_kind k,
  * - the fresh SENDs reading the send buffer (op->own: halving-doubling's
  *   first step, a fold-in), when the send buffer shares no byte with
  *   recv or work (out of place), as the ring's step 0 (ring.c); a send
- *   buffer that overlaps them in part may change before the peer has
- *   its bytes (a RECV_RED into the overlap): copied;
+ *   buffer that overlaps them, in place included, is copied (in part, a
+ *   RECV_RED into the overlap may change it before the peer has its
+ *   bytes; in place, not relaxed);
  * - the others, from op->work or op->recv, when FINISH writes no range a
  *   SEND read: the element type accumulates (FINISH then rounds nothing:
  *   it is a no-op with work = recv, else it fills recv from work before
  *   any final SEND reads it) and there is no divisor (AVG's FINISH
- *   scales in place). fp16/bf16 with [coll] precision fp32, and AVG, copy
- *   them. */
+ *   scales in place). fp16/bf16 with [coll] precision fp32, and AVG
+ *   (but native fp16/bf16 AVG, pre-scaled, has no divisor), copy them. */
 static void
 zc_setup(struct hc_coll_op *op, uint64_t snap)
 {

@@ -23,8 +23,8 @@
  * sends read final values in op->recv, which the op never writes again
  * (a chunk is written once, when it arrives or is rounded, before it is
  * sent on, and no chunk arrives twice in a phase). The reduce-scatter
- * sends read partial sums in work (or an in-place send buffer at step 0),
- * which the all-gather does overwrite, but only with the chunk's final
+ * sends from step 1 on read partial sums in work, which the all-gather
+ * does overwrite, but only with the chunk's final
  * value, and that needed every byte of ours to have arrived at the right
  * neighbour (the argument above, with "arrived" for "cut into packets"):
  * a packet's bytes change only once the peer holds it, and a
@@ -33,8 +33,10 @@
  * a duplicate (rx.c data_input). finish_owned() rounds in place only the
  * owned chunk, which no reduce-scatter send reads. The one exception: a
  * step-0 send straight from a send buffer that overlaps the output or
- * work in part (an overlap a reduction may write before the peer has
- * the bytes) is copied. The op is not over until the transport released
+ * work is copied. In part, a reduction into the overlap may change bytes
+ * before the peer has them; in place (op->own is op->recv), the step-0
+ * chunk changes only with its final value, as above, but this rule has
+ * not been relaxed for it (not measured). The op is not over until the transport released
  * every such packet (ACKed, out of the port), hc_coll_op_over(): the
  * caller gets its buffers back only then.
  */
@@ -128,7 +130,7 @@ send_step(struct hc_coll_op *op, uint32_t step, uint32_t slice)
 	hc_data_fill(msg, op, (uint16_t)step,
 		     send_src(op, step, c, first, len), len * es, first * es);
 	/* Every message but a step-0 send from a send buffer that overlaps
-	 * the output or work (zc_setup, the header). */
+	 * the output or work, in place included (zc_setup, the header). */
 	if (op->zc != NULL && (step != 0 || !own_src(op) || g->zc_own))
 		msg->zc = &op->zc->shinfo;
 	rc = hct_send(op->comm->coll->hct, g->right, msg);
