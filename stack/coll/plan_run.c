@@ -86,6 +86,18 @@ struct plan_run {
 };
 
 static void issue(struct hc_coll_op *op, uint32_t i);
+
+/* Whether SEND i reads this rank's contribution straight from the send
+ * buffer (op->own): a fresh range, not reduced yet, neither final nor
+ * snapshotted (hc_plan_mark_fresh). */
+static inline int
+send_reads_own(const struct hc_coll_op *op, const struct plan_run *x,
+	       uint32_t i)
+{
+	const struct hc_step *st = &x->plan.s[i];
+
+	return !st->final && !st->snap && x->fresh[i] && op->own != NULL;
+}
 static void complete(struct hc_coll_op *op, uint32_t i);
 
 /* RECV_RED i no longer waits and its bytes are all staged: reduce them
@@ -171,7 +183,7 @@ issue(struct hc_coll_op *op, uint32_t i)
 	}
 	es = st->final ? op->elem_size : op->acc_size;
 	buf = (st->final ? op->recv : op->work) + st->first * es;
-	own_src = !st->final && !st->snap && x->fresh[i] && op->own != NULL;
+	own_src = send_reads_own(op, x, i);
 	if (own_src)
 		buf = (uint8_t *)(uintptr_t)op->own + st->first * es;
 	if (st->snap) {
@@ -234,47 +246,36 @@ own_fallback(struct hc_coll_op *op, const struct plan_run *x)
 	op->own = NULL;
 }
 
-/* The kinds of SEND for zero copy (zc_setup). */
-enum zc_kind { ZC_SNAP, ZC_OWN, ZC_WORK };
+/* The kinds of SEND for zero copy (zc_setup): a snap SEND; one reading
+ * this rank's contribution from op->own (send_reads_own); any other. */
+enum zc_kind { ZC_SNAP, ZC_OWN, ZC_WORK, ZC__MAX };
 
-/* Whether SEND i is of kind k: a snap SEND; a fresh one reading this
- * rank's contribution from op->own (issue()'s own_src); any other. */
-static int
-zc_is_kind(const struct hc_coll_op *op, const struct plan_run *x,
-	   uint32_t i, enum zc_kind k)
-{
-	const struct hc_step *st = &x->plan.s[i];
-	int own = !st->final && !st->snap && x->fresh[i] && op->own != NULL;
-
-	switch (k) {
-	case ZC_SNAP:
-		return st->snap;
-	case ZC_OWN:
-		return own;
-	default:
-		return !st->snap && !own;
-	}
-}
-
-/* Whether every SEND of x's plan of kind k goes to a peer whose flow
- * allows zero copy (hct_zc_ok()); their bytes in *bytes. */
-static int
-zc_peers_ok(struct hc_coll_op *op, const struct plan_run *x, enum zc_kind k,
-	    uint64_t *bytes)
+/* One pass over x's plan: for each kind k, whether every SEND of that kind
+ * goes to a peer whose flow allows zero copy (hct_zc_ok()), ok[k], and
+ * their bytes, bytes[k]. */
+static void
+zc_scan(struct hc_coll_op *op, const struct plan_run *x, int ok[ZC__MAX],
+	uint64_t bytes[ZC__MAX])
 {
 	uint32_t i;
+	int k;
 
-	*bytes = 0;
+	for (k = 0; k < ZC__MAX; k++) {
+		ok[k] = 1;
+		bytes[k] = 0;
+	}
 	for (i = 0; i < x->plan.len; i++) {
 		const struct hc_step *st = &x->plan.s[i];
 
-		if (st->kind != HC_STEP_SEND || !zc_is_kind(op, x, i, k))
+		if (st->kind != HC_STEP_SEND)
 			continue;
-		if (!hct_zc_ok(op->comm->coll->hct, op->comm->world[st->peer]))
-			return 0;
-		*bytes += st->len * op->elem_size;
+		k = st->snap ? ZC_SNAP :
+		    send_reads_own(op, x, i) ? ZC_OWN : ZC_WORK;
+		if (ok[k] &&
+		    !hct_zc_ok(op->comm->coll->hct, op->comm->world[st->peer]))
+			ok[k] = 0;
+		bytes[k] += st->len * op->elem_size;
 	}
-	return 1;
 }
 
 /* Zero copy, where every peer the SENDs of a kind go to allows it
@@ -298,24 +299,23 @@ static void
 zc_setup(struct hc_coll_op *op, uint64_t snap)
 {
 	struct plan_run *x = op->algo_state;
-	uint64_t all = op->total * op->elem_size, own_bytes = 0, b;
+	uint64_t all = op->total * op->elem_size, bytes[ZC__MAX];
+	int ok[ZC__MAX];
 
 	x->zc_snap = 0;
 	x->zc_own = 0;
 	x->zc_work = 0;
 	if (x->plan.len > 16384)
 		return;
-	if (snap >= HCT_ZC_MIN_BYTES && zc_peers_ok(op, x, ZC_SNAP, &b))
-		x->zc_snap = 1;
-	if (op->own != NULL && op->acc == op->dtype &&
-	    hc_coll_apart(op->own, all, op->recv, all) &&
-	    hc_coll_apart(op->own, all, op->work, op->total * op->acc_size) &&
-	    zc_peers_ok(op, x, ZC_OWN, &own_bytes) &&
-	    own_bytes >= HCT_ZC_MIN_BYTES)
-		x->zc_own = 1;
-	if (op->acc == op->dtype && hc_coll_op_div(op) == 1 &&
-	    zc_peers_ok(op, x, ZC_WORK, &b) && b >= HCT_ZC_MIN_BYTES)
-		x->zc_work = 1;
+	zc_scan(op, x, ok, bytes);
+	x->zc_snap = snap >= HCT_ZC_MIN_BYTES && ok[ZC_SNAP];
+	x->zc_own = op->own != NULL && op->acc == op->dtype &&
+		    hc_coll_apart(op->own, all, op->recv, all) &&
+		    hc_coll_apart(op->own, all, op->work,
+				  op->total * op->acc_size) &&
+		    ok[ZC_OWN] && bytes[ZC_OWN] >= HCT_ZC_MIN_BYTES;
+	x->zc_work = op->acc == op->dtype && hc_coll_op_div(op) == 1 &&
+		     ok[ZC_WORK] && bytes[ZC_WORK] >= HCT_ZC_MIN_BYTES;
 	if ((x->zc_snap || x->zc_own || x->zc_work) &&
 	    hc_coll_zc_init(op) != 0)
 		x->zc_snap = x->zc_own = x->zc_work = 0; /* no memory: copies */

@@ -24,21 +24,21 @@
  * (a chunk is written once, when it arrives or is rounded, before it is
  * sent on, and no chunk arrives twice in a phase). The reduce-scatter
  * sends from step 1 on read partial sums in work, which the all-gather
- * does overwrite, but only with the chunk's final
- * value, and that needed every byte of ours to have arrived at the right
- * neighbour (the argument above, with "arrived" for "cut into packets"):
- * a packet's bytes change only once the peer holds it, and a
- * retransmission of it (a lost ACK, a spurious timeout) carries the new
- * bytes under a PSN the peer already has, which hct's receiver drops as
- * a duplicate (rx.c data_input). finish_owned() rounds in place only the
+ * does overwrite, but only with the chunk's final value, and that needed
+ * every byte of ours to have arrived at the right neighbour (the
+ * argument above, with "arrived" for "cut into packets"): a packet's
+ * bytes change only once the peer holds it, and a retransmission of it
+ * (a lost ACK, a spurious timeout) carries the new bytes under a PSN the
+ * peer already has, which hct's receiver drops as a duplicate (rx.c
+ * data_input). finish_owned() rounds in place only the
  * owned chunk, which no reduce-scatter send reads. The one exception: a
  * step-0 send straight from a send buffer that overlaps the output or
  * work is copied. In part, a reduction into the overlap may change bytes
  * before the peer has them; in place (op->own is op->recv), the step-0
  * chunk changes only with its final value, as above, but this rule has
- * not been relaxed for it (not measured). The op is not over until the transport released
- * every such packet (ACKed, out of the port), hc_coll_op_over(): the
- * caller gets its buffers back only then.
+ * not been relaxed for it (not measured). The op is not over until the
+ * transport released every such packet (ACKed, out of the port),
+ * hc_coll_op_over(): the caller gets its buffers back only then.
  */
 #include <stdlib.h>
 
