@@ -64,15 +64,6 @@ extern const struct hc_algo hc_algo_p2p;
 #define HC_STEP_P2P     0xfffd
 #define HC_STEP_P2P_HDR 0xfffc
 
-/** Whether the byte ranges [a, a + na) and [b, b + nb) share no byte (b
- *  NULL: no second range); the zero-copy set-ups (ring.c, plan_run.c) ask
- *  it of the send buffer against the output and the work buffer. */
-static inline int
-hc_coll_apart(const uint8_t *a, uint64_t na, const uint8_t *b, uint64_t nb)
-{
-	return b == NULL || a + na <= b || b + nb <= a;
-}
-
 /** Whether a DATA packet with this step belongs to a send/receive. */
 static inline int
 hc_coll_step_p2p(uint16_t step)
@@ -328,6 +319,26 @@ static inline uint32_t
 hc_coll_op_div(const struct hc_coll_op *op)
 {
 	return op->op == HC_OP_AVG && !op->prescale ? op->comm->size : 1;
+}
+
+/** Whether op's step-0 (or fresh) sends may read this rank's
+ *  contribution straight from the send buffer and go zero copy: it
+ *  travels in its own type (op->acc == op->dtype) and the send buffer,
+ *  op->total elements, shares no byte with the output (op->recv, as
+ *  wide) or the work buffer (op->total accumulator elements). The spans
+ *  are the whole vector's, wider than a reduce-scatter's output, so an
+ *  overlap is never missed; in place (op->own is op->recv) is not apart.
+ *  Asked by the zero-copy set-ups of ring.c and plan_run.c. */
+static inline int
+hc_coll_own_apart(const struct hc_coll_op *op)
+{
+	const uint8_t *a = op->own, *r = op->recv, *w = op->work;
+	uint64_t na = op->total * op->elem_size;
+	uint64_t nw = op->total * op->acc_size;
+
+	return a != NULL && op->acc == op->dtype &&
+	       (r == NULL || a + na <= r || r + na <= a) &&
+	       (w == NULL || a + na <= w || w + nw <= a);
 }
 
 /** op is over: failed, or complete with its control messages cut; and

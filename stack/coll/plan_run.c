@@ -299,7 +299,7 @@ static void
 zc_setup(struct hc_coll_op *op, uint64_t snap)
 {
 	struct plan_run *x = op->algo_state;
-	uint64_t all = op->total * op->elem_size, bytes[ZC__MAX];
+	uint64_t bytes[ZC__MAX];
 	int ok[ZC__MAX];
 
 	x->zc_snap = 0;
@@ -309,11 +309,8 @@ zc_setup(struct hc_coll_op *op, uint64_t snap)
 		return;
 	zc_scan(op, x, ok, bytes);
 	x->zc_snap = snap >= HCT_ZC_MIN_BYTES && ok[ZC_SNAP];
-	x->zc_own = op->own != NULL && op->acc == op->dtype &&
-		    hc_coll_apart(op->own, all, op->recv, all) &&
-		    hc_coll_apart(op->own, all, op->work,
-				  op->total * op->acc_size) &&
-		    ok[ZC_OWN] && bytes[ZC_OWN] >= HCT_ZC_MIN_BYTES;
+	x->zc_own = hc_coll_own_apart(op) && ok[ZC_OWN] &&
+		    bytes[ZC_OWN] >= HCT_ZC_MIN_BYTES;
 	x->zc_work = op->acc == op->dtype && hc_coll_op_div(op) == 1 &&
 		     ok[ZC_WORK] && bytes[ZC_WORK] >= HCT_ZC_MIN_BYTES;
 	if ((x->zc_snap || x->zc_own || x->zc_work) &&

@@ -200,9 +200,8 @@ unit_done(struct hc_coll_op *op, uint64_t unit)
 
 /* Zero copy where the right neighbour's flow allows it and a chunk is
  * long enough for packets to go so (HCT_ZC_MIN_BYTES); an allocation
- * failure only means copies. The send buffer's span is bounded by the
- * whole vector at op->total elements from op->recv and op->work: wider
- * than the output of a reduce-scatter, so an overlap is never missed. */
+ * failure only means copies. Step 0 from the send buffer only where it is
+ * apart from the output and work (hc_coll_own_apart()). */
 static void
 zc_setup(struct hc_coll_op *op)
 {
@@ -214,9 +213,7 @@ zc_setup(struct hc_coll_op *op)
 	    !hct_zc_ok(op->comm->coll->hct, g->right) ||
 	    hc_coll_zc_init(op) != 0)
 		return;
-	g->zc_own = own_src(op) &&
-		    hc_coll_apart(op->own, own, op->recv, own) &&
-		    hc_coll_apart(op->own, own, op->work, op->total * op->acc_size);
+	g->zc_own = hc_coll_own_apart(op);
 }
 
 static int
